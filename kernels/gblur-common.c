@@ -1,0 +1,143 @@
+/* Pieces every backend shares: the kernel weights, the sRGB curve, tiling. */
+#include "gblur-internal.h"
+
+#include <math.h>
+#include <pthread.h>
+
+int
+gblur_radius (double sigma)
+{
+  return (int) ceil (3.0 * sigma);
+}
+
+size_t
+gblur_sample_size (gblur_sample sample)
+{
+  switch (sample)
+    {
+    case GBLUR_U8:  return 1;
+    case GBLUR_U16: return 2;
+    case GBLUR_F32: return 4;
+    }
+  return 0;
+}
+
+const char *
+gblur_status_name (gblur_status status)
+{
+  switch (status)
+    {
+    case GBLUR_OK:          return "ok";
+    case GBLUR_E_INVALID:   return "invalid argument";
+    case GBLUR_E_SIGMA:     return "sigma out of range";
+    case GBLUR_E_FORMAT:    return "unsupported format";
+    case GBLUR_E_NOMEM:     return "out of memory";
+    case GBLUR_E_BACKEND:   return "backend unavailable";
+    case GBLUR_E_CUDA:      return "CUDA error";
+    case GBLUR_E_CANCELLED: return "cancelled";
+    }
+  return "unknown status";
+}
+
+void
+gblur_make_weights (double sigma, int radius, float *weights)
+{
+  double w[GBLUR_MAX_RADIUS + 1];
+  double sum = 0.0;
+
+  for (int k = 0; k <= radius; k++)
+    {
+      w[k] = exp (-(double) k * k / (2.0 * sigma * sigma));
+      sum += k == 0 ? w[k] : 2.0 * w[k];
+    }
+  for (int k = 0; k <= radius; k++)
+    weights[k] = (float) (w[k] / sum);
+}
+
+double
+gblur_srgb_to_linear (double v)
+{
+  return v <= 0.04045 ? v / 12.92 : pow ((v + 0.055) / 1.055, 2.4);
+}
+
+double
+gblur_linear_to_srgb (double l)
+{
+  return l <= 0.0031308 ? 12.92 * l : 1.055 * pow (l, 1.0 / 2.4) - 0.055;
+}
+
+static gblur_srgb_tables srgb_tables;
+static pthread_once_t    srgb_tables_once = PTHREAD_ONCE_INIT;
+
+static void
+srgb_tables_build (void)
+{
+  for (int i = 0; i < 256; i++)
+    srgb_tables.decode_u8[i] = (float) gblur_srgb_to_linear (i / 255.0);
+  /* Code k+1 wins over k when the encoded value reaches k + 0.5. */
+  for (int k = 0; k < 255; k++)
+    srgb_tables.encode_u8_threshold[k] = (float) gblur_srgb_to_linear ((k + 0.5) / 255.0);
+  for (int i = 0; i < 65536; i++)
+    srgb_tables.decode_u16[i] = (float) gblur_srgb_to_linear (i / 65535.0);
+}
+
+const gblur_srgb_tables *
+gblur_srgb_tables_get (void)
+{
+  pthread_once (&srgb_tables_once, srgb_tables_build);
+  return &srgb_tables;
+}
+
+static int
+min_int (int a, int b)
+{
+  return a < b ? a : b;
+}
+
+static int
+max_int (int a, int b)
+{
+  return a > b ? a : b;
+}
+
+void
+gblur_tile_at (int width, int height, int radius, const gblur_tiling *tiling,
+               int tx, int ty, gblur_tile *tile)
+{
+  tile->out_x0 = tx * tiling->tile_w;
+  tile->out_y0 = ty * tiling->tile_h;
+  tile->out_w = min_int (tiling->tile_w, width - tile->out_x0);
+  tile->out_h = min_int (tiling->tile_h, height - tile->out_y0);
+  tile->reg_x0 = max_int (0, tile->out_x0 - radius);
+  tile->reg_y0 = max_int (0, tile->out_y0 - radius);
+  tile->reg_w = min_int (width, tile->out_x0 + tile->out_w + radius) - tile->reg_x0;
+  tile->reg_h = min_int (height, tile->out_y0 + tile->out_h + radius) - tile->reg_y0;
+}
+
+static size_t
+tile_bytes (int width, int height, int radius, int tile_w, int tile_h,
+            size_t reg_elem, size_t mid_elem, size_t out_elem)
+{
+  size_t reg_cols = (size_t) min_int (width, tile_w + 2 * radius);
+  size_t reg_rows = (size_t) min_int (height, tile_h + 2 * radius);
+
+  return reg_rows * reg_cols * reg_elem + (size_t) tile_h * reg_cols * mid_elem
+         + (size_t) tile_h * tile_w * out_elem;
+}
+
+int
+gblur_fit_tile_height (int width, int height, int radius, int tile_w, int max_h,
+                       size_t budget, size_t reg_elem, size_t mid_elem, size_t out_elem)
+{
+  int lo = 0, hi = min_int (max_h, height);
+
+  while (lo < hi) /* largest h in [0, hi] that fits */
+    {
+      int mid = lo + (hi - lo + 1) / 2;
+      if (tile_bytes (width, height, radius, tile_w, mid, reg_elem, mid_elem, out_elem) <= budget)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+  return lo;
+}

@@ -1,0 +1,701 @@
+/* The CUDA backend.  Two kernels per tile, each with one idea:
+ *   vertical_*   reads the stored samples, converts them (linear light,
+ *                premultiplied alpha) and blurs down the columns into a float
+ *                intermediate;
+ *   horizontal_* blurs along the rows of the intermediate and converts back
+ *                to the stored sample type.
+ * Each has a shared-memory tiled form and, for radii whose tile would not fit
+ * in shared memory, a direct form that reads through the cache.
+ * Host images are processed in stripes (tiles) with halos, double-buffered
+ * over two streams, so device memory stays under the engine's limit. */
+#include "gblur-internal.h"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHARED_LIMIT   (48 * 1024)
+#define V_BLOCK_X      32
+#define V_BLOCK_Y      8
+#define V_ROWS         32      /* output rows per vertical block */
+#define H_BLOCK        128     /* output pixels per horizontal block */
+
+struct TileArgs {
+  const unsigned char *src;   /* region origin: image (reg_y0, reg_x0) */
+  size_t               src_pitch;
+  int                  reg_x0, reg_y0, reg_w, reg_h;
+  int                  img_w, img_h;
+  int                  out_x0, out_y0, out_w, out_h;
+  float               *mid;   /* out_h rows x reg_w pixels */
+  size_t               mid_pitch;
+  unsigned char       *dst;   /* output tile origin */
+  size_t               dst_pitch;
+  const float         *w;     /* w[0..r] */
+  int                  r;
+  unsigned             flags;
+  const float         *decode_u8;
+  const float         *encode_u8_threshold;
+};
+
+/* ---- sample conversions (the same arithmetic as gblur-cpu.c) ---- */
+
+__device__ __forceinline__ float unit (unsigned char v) { return v * (1.0f / 255.0f); }
+__device__ __forceinline__ float unit (unsigned short v) { return v * (1.0f / 65535.0f); }
+__device__ __forceinline__ float unit (float v) { return v; }
+
+__device__ __forceinline__ float decode (unsigned char v, const TileArgs &a) { return __ldg (&a.decode_u8[v]); }
+__device__ __forceinline__ float decode (unsigned short v, const TileArgs &)
+{
+  float x = v * (1.0f / 65535.0f);
+  return x <= 0.04045f ? x / 12.92f : powf ((x + 0.055f) / 1.055f, 2.4f);
+}
+__device__ __forceinline__ float decode (float v, const TileArgs &) { return v; }
+
+__device__ __forceinline__ float clamp01 (float v) { return fminf (fmaxf (v, 0.0f), 1.0f); }
+
+__device__ __forceinline__ void
+encode (float v, bool curve, const TileArgs &a, unsigned char *out)
+{
+  if (curve)
+    {
+      int lo = 0, hi = 255;
+      while (lo < hi)
+        {
+          int mid = (lo + hi) >> 1;
+          if (__ldg (&a.encode_u8_threshold[mid]) <= v)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      *out = (unsigned char) lo;
+    }
+  else
+    *out = (unsigned char) (clamp01 (v) * 255.0f + 0.5f);
+}
+
+__device__ __forceinline__ void
+encode (float v, bool curve, const TileArgs &, unsigned short *out)
+{
+  v = clamp01 (v);
+  if (curve)
+    v = v <= 0.0031308f ? 12.92f * v : 1.055f * powf (v, 1.0f / 2.4f) - 0.055f;
+  *out = (unsigned short) (clamp01 (v) * 65535.0f + 0.5f);
+}
+
+__device__ __forceinline__ void
+encode (float v, bool, const TileArgs &, float *out)
+{
+  *out = v;
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void
+load_pixel (const TileArgs &a, int image_y, int region_x, float px[C])
+{
+  const T *p = (const T *) (a.src + (size_t) (image_y - a.reg_y0) * a.src_pitch) + (size_t) region_x * C;
+  const bool linear = a.flags & GBLUR_LINEAR_LIGHT;
+  const bool alpha = a.flags & GBLUR_PREMULTIPLY_ALPHA;
+
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    {
+      T v = p[c];
+      px[c] = linear && !(alpha && c == C - 1) ? decode (v, a) : unit (v);
+    }
+  if (alpha)
+#pragma unroll
+    for (int c = 0; c < C - 1; c++)
+      px[c] *= px[C - 1];
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void
+store_pixel (const TileArgs &a, float px[C], T *out)
+{
+  const bool linear = a.flags & GBLUR_LINEAR_LIGHT;
+  const bool alpha = a.flags & GBLUR_PREMULTIPLY_ALPHA;
+
+  if (alpha)
+    {
+      float inv = px[C - 1] != 0.0f ? 1.0f / px[C - 1] : 0.0f;
+#pragma unroll
+      for (int c = 0; c < C - 1; c++)
+        px[c] *= inv;
+    }
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    encode (px[c], linear && !(alpha && c == C - 1), a, &out[c]);
+}
+
+__device__ __forceinline__ int clampi (int v, int lo, int hi) { return min (max (v, lo), hi); }
+
+/* ---- vertical pass ---- */
+
+template <typename T, int C>
+__global__ void
+vertical_direct (TileArgs a)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;   /* output row within the tile */
+  if (x >= a.reg_w || y >= a.out_h)
+    return;
+  int   iy = a.out_y0 + y;
+  float acc[C], up[C], down[C];
+
+  load_pixel<T, C> (a, iy, x, acc);
+  float w0 = __ldg (&a.w[0]);
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] *= w0;
+  for (int k = 1; k <= a.r; k++)
+    {
+      float wk = __ldg (&a.w[k]);
+      load_pixel<T, C> (a, max (iy - k, 0), x, up);
+      load_pixel<T, C> (a, min (iy + k, a.img_h - 1), x, down);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] += wk * (up[c] + down[c]);
+    }
+  float *m = (float *) ((char *) a.mid + (size_t) y * a.mid_pitch) + (size_t) x * C;
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    m[c] = acc[c];
+}
+
+/* Shared tile: (V_ROWS + 2r) rows x V_BLOCK_X pixels, one plane per channel
+ * so neighbouring threads read neighbouring words. */
+template <typename T, int C>
+__global__ void
+vertical_tiled (TileArgs a)
+{
+  extern __shared__ float tile[];
+  const int rows = V_ROWS + 2 * a.r;
+  const int x = blockIdx.x * V_BLOCK_X + threadIdx.x;
+  const int y0 = blockIdx.y * V_ROWS;              /* first output row of the block */
+  const int xs = min (x, a.reg_w - 1);             /* keep loads inside the region */
+
+  for (int i = threadIdx.y; i < rows; i += V_BLOCK_Y)
+    {
+      float px[C];
+      int   iy = clampi (a.out_y0 + y0 - a.r + i, 0, a.img_h - 1);
+      load_pixel<T, C> (a, iy, xs, px);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        tile[(c * rows + i) * V_BLOCK_X + threadIdx.x] = px[c];
+    }
+  __syncthreads ();
+  if (x >= a.reg_w)
+    return;
+  for (int j = threadIdx.y; j < V_ROWS; j += V_BLOCK_Y)
+    {
+      int y = y0 + j;
+      if (y >= a.out_h)
+        break;
+      float w0 = __ldg (&a.w[0]);
+      float acc[C];
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] = w0 * tile[(c * rows + j + a.r) * V_BLOCK_X + threadIdx.x];
+      for (int k = 1; k <= a.r; k++)
+        {
+          float wk = __ldg (&a.w[k]);
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            acc[c] += wk * (tile[(c * rows + j + a.r - k) * V_BLOCK_X + threadIdx.x]
+                            + tile[(c * rows + j + a.r + k) * V_BLOCK_X + threadIdx.x]);
+        }
+      float *m = (float *) ((char *) a.mid + (size_t) y * a.mid_pitch) + (size_t) x * C;
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        m[c] = acc[c];
+    }
+}
+
+/* ---- horizontal pass ---- */
+
+__device__ __forceinline__ const float *
+mid_pixel (const TileArgs &a, int y, int image_x, int C)
+{
+  int rx = clampi (image_x, 0, a.img_w - 1) - a.reg_x0;
+  return (const float *) ((const char *) a.mid + (size_t) y * a.mid_pitch) + (size_t) rx * C;
+}
+
+template <typename T, int C>
+__global__ void
+horizontal_direct (TileArgs a)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y;
+  if (x >= a.out_w)
+    return;
+  int          ix = a.out_x0 + x;
+  float        acc[C];
+  const float *p = mid_pixel (a, y, ix, C);
+  float        w0 = __ldg (&a.w[0]);
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = w0 * p[c];
+  for (int k = 1; k <= a.r; k++)
+    {
+      float        wk = __ldg (&a.w[k]);
+      const float *l = mid_pixel (a, y, ix - k, C);
+      const float *r = mid_pixel (a, y, ix + k, C);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] += wk * (l[c] + r[c]);
+    }
+  T *out = (T *) (a.dst + (size_t) y * a.dst_pitch) + (size_t) x * C;
+  store_pixel<T, C> (a, acc, out);
+}
+
+template <typename T, int C>
+__global__ void
+horizontal_tiled (TileArgs a)
+{
+  extern __shared__ float tile[];
+  const int width = H_BLOCK + 2 * a.r;
+  const int x0 = blockIdx.x * H_BLOCK;      /* first output pixel of the block */
+  const int y = blockIdx.y;
+
+  for (int i = threadIdx.x; i < width; i += H_BLOCK)
+    {
+      const float *p = mid_pixel (a, y, a.out_x0 + x0 - a.r + i, C);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        tile[c * width + i] = p[c];
+    }
+  __syncthreads ();
+  int x = x0 + threadIdx.x;
+  if (x >= a.out_w)
+    return;
+  float acc[C];
+  float w0 = __ldg (&a.w[0]);
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = w0 * tile[c * width + threadIdx.x + a.r];
+  for (int k = 1; k <= a.r; k++)
+    {
+      float wk = __ldg (&a.w[k]);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] += wk * (tile[c * width + threadIdx.x + a.r - k] + tile[c * width + threadIdx.x + a.r + k]);
+    }
+  T *out = (T *) (a.dst + (size_t) y * a.dst_pitch) + (size_t) x * C;
+  store_pixel<T, C> (a, acc, out);
+}
+
+/* ---- launching ---- */
+
+template <typename T, int C>
+static cudaError_t
+launch_tile_typed (const TileArgs &a, cudaStream_t stream)
+{
+  size_t v_shared = (size_t) (V_ROWS + 2 * a.r) * V_BLOCK_X * C * sizeof (float);
+  size_t h_shared = (size_t) (H_BLOCK + 2 * a.r) * C * sizeof (float);
+
+  if (v_shared <= SHARED_LIMIT)
+    {
+      dim3 grid ((a.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.out_h + V_ROWS - 1) / V_ROWS);
+      vertical_tiled<T, C><<<grid, dim3 (V_BLOCK_X, V_BLOCK_Y), v_shared, stream>>> (a);
+    }
+  else
+    {
+      dim3 grid ((a.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.out_h + V_BLOCK_Y - 1) / V_BLOCK_Y);
+      vertical_direct<T, C><<<grid, dim3 (V_BLOCK_X, V_BLOCK_Y), 0, stream>>> (a);
+    }
+  cudaError_t e = cudaGetLastError ();
+  if (e != cudaSuccess)
+    return e;
+  dim3 grid ((a.out_w + H_BLOCK - 1) / H_BLOCK, a.out_h);
+  if (h_shared <= SHARED_LIMIT)
+    horizontal_tiled<T, C><<<grid, H_BLOCK, h_shared, stream>>> (a);
+  else
+    horizontal_direct<T, C><<<grid, H_BLOCK, 0, stream>>> (a);
+  return cudaGetLastError ();
+}
+
+template <typename T>
+static cudaError_t
+launch_tile_channels (const TileArgs &a, int channels, cudaStream_t stream)
+{
+  switch (channels)
+    {
+    case 1: return launch_tile_typed<T, 1> (a, stream);
+    case 2: return launch_tile_typed<T, 2> (a, stream);
+    case 3: return launch_tile_typed<T, 3> (a, stream);
+    default: return launch_tile_typed<T, 4> (a, stream);
+    }
+}
+
+static cudaError_t
+launch_tile (const TileArgs &a, gblur_sample sample, int channels, cudaStream_t stream)
+{
+  switch (sample)
+    {
+    case GBLUR_U8: return launch_tile_channels<unsigned char> (a, channels, stream);
+    case GBLUR_U16: return launch_tile_channels<unsigned short> (a, channels, stream);
+    default: return launch_tile_channels<float> (a, channels, stream);
+    }
+}
+
+/* ---- the backend object ---- */
+
+#define SETS 2
+
+struct gblur_cuda {
+  int           device;
+  char          name[256];
+  cudaStream_t  stream[SETS];
+  cudaEvent_t   done[SETS];
+  void         *region[SETS];
+  void         *mid[SETS];
+  void         *out[SETS];
+  size_t        region_cap[SETS], mid_cap[SETS], out_cap[SETS];
+  float        *weights;            /* device copy of w[0..GBLUR_MAX_RADIUS] */
+  float        *decode_u8;          /* 256 */
+  float        *encode_u8_threshold; /* 255 */
+};
+
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess)                                                     \
+      {                                                                        \
+        snprintf (err, err_size, "%s: %s", #call, cudaGetErrorString (e_));    \
+        goto fail;                                                             \
+      }                                                                        \
+  } while (0)
+
+extern "C" gblur_cuda *
+gblur_cuda_open (char *err, size_t err_size)
+{
+  int                      count = 0, device = 0;
+  cudaDeviceProp           prop;
+  cudaFuncAttributes       attr;
+  gblur_cuda              *cuda = NULL;
+  const gblur_srgb_tables *srgb = gblur_srgb_tables_get ();
+  const char              *env = getenv ("GBLUR_CUDA_DEVICE");
+  cudaError_t              e = cudaGetDeviceCount (&count);
+
+  if (e != cudaSuccess)
+    {
+      snprintf (err, err_size, "no CUDA device: %s", cudaGetErrorString (e));
+      cudaGetLastError (); /* clear */
+      return NULL;
+    }
+  if (count == 0)
+    {
+      snprintf (err, err_size, "no CUDA device");
+      return NULL;
+    }
+  if (env && *env)
+    device = atoi (env);
+  if (device < 0 || device >= count)
+    {
+      snprintf (err, err_size, "GBLUR_CUDA_DEVICE=%s but %d device(s) present", env, count);
+      return NULL;
+    }
+  cuda = (gblur_cuda *) calloc (1, sizeof *cuda);
+  if (!cuda)
+    {
+      snprintf (err, err_size, "out of memory");
+      return NULL;
+    }
+  cuda->device = device;
+  CHECK (cudaSetDevice (device));
+  CHECK (cudaGetDeviceProperties (&prop, device));
+  /* A GPU older than the build's targets has no image for our kernels. */
+  e = cudaFuncGetAttributes (&attr, horizontal_tiled<unsigned char, 1>);
+  if (e != cudaSuccess)
+    {
+      snprintf (err, err_size, "%s (compute capability %d.%d) is not supported by this build: %s",
+                prop.name, prop.major, prop.minor, cudaGetErrorString (e));
+      goto fail;
+    }
+  snprintf (cuda->name, sizeof cuda->name, "%s", prop.name);
+  for (int s = 0; s < SETS; s++)
+    {
+      CHECK (cudaStreamCreateWithFlags (&cuda->stream[s], cudaStreamNonBlocking));
+      CHECK (cudaEventCreateWithFlags (&cuda->done[s], cudaEventDisableTiming));
+    }
+  CHECK (cudaMalloc (&cuda->weights, (GBLUR_MAX_RADIUS + 1) * sizeof (float)));
+  CHECK (cudaMalloc (&cuda->decode_u8, sizeof srgb->decode_u8));
+  CHECK (cudaMalloc (&cuda->encode_u8_threshold, sizeof srgb->encode_u8_threshold));
+  CHECK (cudaMemcpy (cuda->decode_u8, srgb->decode_u8, sizeof srgb->decode_u8,
+                     cudaMemcpyHostToDevice));
+  CHECK (cudaMemcpy (cuda->encode_u8_threshold, srgb->encode_u8_threshold,
+                     sizeof srgb->encode_u8_threshold, cudaMemcpyHostToDevice));
+  return cuda;
+
+fail:
+  cudaGetLastError ();
+  gblur_cuda_close (cuda);
+  return NULL;
+}
+
+extern "C" void
+gblur_cuda_close (gblur_cuda *cuda)
+{
+  if (!cuda)
+    return;
+  for (int s = 0; s < SETS; s++)
+    {
+      if (cuda->stream[s])
+        cudaStreamSynchronize (cuda->stream[s]);
+      cudaFree (cuda->region[s]);
+      cudaFree (cuda->mid[s]);
+      cudaFree (cuda->out[s]);
+      if (cuda->done[s])
+        cudaEventDestroy (cuda->done[s]);
+      if (cuda->stream[s])
+        cudaStreamDestroy (cuda->stream[s]);
+    }
+  cudaFree (cuda->weights);
+  cudaFree (cuda->decode_u8);
+  cudaFree (cuda->encode_u8_threshold);
+  free (cuda);
+}
+
+extern "C" const char *
+gblur_cuda_device_name (const gblur_cuda *cuda)
+{
+  return cuda->name;
+}
+
+extern "C" void *
+gblur_cuda_host_alloc (size_t size)
+{
+  void *p = NULL;
+  if (cudaMallocHost (&p, size) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return NULL;
+    }
+  return p;
+}
+
+extern "C" void
+gblur_cuda_host_free (void *ptr)
+{
+  cudaFreeHost (ptr);
+}
+
+/* Grows a device buffer to at least `size` bytes. */
+static cudaError_t
+reserve (void **buf, size_t *cap, size_t size)
+{
+  if (*cap >= size)
+    return cudaSuccess;
+  cudaFree (*buf);
+  *buf = NULL;
+  *cap = 0;
+  cudaError_t e = cudaMalloc (buf, size);
+  if (e == cudaSuccess)
+    *cap = size;
+  return e;
+}
+
+static void
+fill_args (gblur_cuda *cuda, const gblur_job *job, const gblur_tile *t, TileArgs *a)
+{
+  memset (a, 0, sizeof *a);
+  a->reg_x0 = t->reg_x0;
+  a->reg_y0 = t->reg_y0;
+  a->reg_w = t->reg_w;
+  a->reg_h = t->reg_h;
+  a->img_w = job->src->width;
+  a->img_h = job->src->height;
+  a->out_x0 = t->out_x0;
+  a->out_y0 = t->out_y0;
+  a->out_w = t->out_w;
+  a->out_h = t->out_h;
+  a->w = cuda->weights;
+  a->r = job->radius;
+  a->flags = job->flags;
+  a->decode_u8 = cuda->decode_u8;
+  a->encode_u8_threshold = cuda->encode_u8_threshold;
+}
+
+/* Tile size for a per-set byte budget; full-width stripes when they fit. */
+static int
+plan (const gblur_job *job, size_t budget, size_t reg_elem, size_t mid_elem, size_t out_elem,
+      int max_h, gblur_tiling *tiling)
+{
+  int tile_w = job->src->width;
+  for (;;)
+    {
+      int h = gblur_fit_tile_height (job->src->width, job->src->height, job->radius, tile_w,
+                                     max_h, budget, reg_elem, mid_elem, out_elem);
+      if (h > 0)
+        {
+          tiling->tile_w = tile_w;
+          tiling->tile_h = h;
+          return 1;
+        }
+      if (tile_w == 1)
+        return 0;
+      tile_w = (tile_w + 1) / 2;
+    }
+}
+
+extern "C" gblur_status
+gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
+{
+  const gblur_image *src = job->src;
+  gblur_image       *dst = job->dst;
+  const int          W = src->width, H = src->height, C = src->channels;
+  const size_t       bytes = gblur_sample_size (src->sample);
+  gblur_tiling       tiling;
+  int                tiles_x, tiles_y, ntiles, completed = 0;
+  gblur_status       status = GBLUR_OK;
+  int                issued = 0;
+  /* enough stripes to overlap upload, compute and download */
+  int                max_h = H / 8 > 256 ? (H + 7) / 8 : 256;
+
+  job->rows_valid = 0;
+  if (max_h > 65535)
+    max_h = 65535;
+  if (!plan (job, job->memory_limit / SETS, C * bytes, C * sizeof (float), C * bytes, max_h, &tiling))
+    {
+      snprintf (err, err_size, "device memory limit of %zu bytes is too small for radius %d",
+                job->memory_limit, job->radius);
+      return GBLUR_E_NOMEM;
+    }
+  tiles_x = (W + tiling.tile_w - 1) / tiling.tile_w;
+  tiles_y = (H + tiling.tile_h - 1) / tiling.tile_h;
+  ntiles = tiles_x * tiles_y;
+
+  CHECK (cudaSetDevice (cuda->device));
+  CHECK (cudaMemcpy (cuda->weights, job->weights, (job->radius + 1) * sizeof (float),
+                     cudaMemcpyHostToDevice));
+  {
+    int    reg_cols = tiling.tile_w + 2 * job->radius < W ? tiling.tile_w + 2 * job->radius : W;
+    int    reg_rows = tiling.tile_h + 2 * job->radius < H ? tiling.tile_h + 2 * job->radius : H;
+    for (int s = 0; s < SETS && s < ntiles; s++)
+      {
+        CHECK (reserve (&cuda->region[s], &cuda->region_cap[s], (size_t) reg_rows * reg_cols * C * bytes));
+        CHECK (reserve (&cuda->mid[s], &cuda->mid_cap[s], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)));
+        CHECK (reserve (&cuda->out[s], &cuda->out_cap[s], (size_t) tiling.tile_h * tiling.tile_w * C * bytes));
+      }
+  }
+
+  for (int i = 0; i <= ntiles; i++)
+    {
+      /* Before reusing set s, wait for tile i - SETS; report finished stripes. */
+      if (i >= SETS || i == ntiles)
+        {
+          int upto = i == ntiles ? ntiles : i - SETS + 1;   /* tiles known complete */
+          for (int s = 0; s < SETS && i == ntiles; s++)
+            CHECK (cudaStreamSynchronize (cuda->stream[s]));
+          if (i < ntiles)
+            CHECK (cudaEventSynchronize (cuda->done[i % SETS]));
+          while (completed < upto)
+            {
+              completed++;
+              if (completed % tiles_x == 0 || completed == ntiles)
+                {
+                  int rows = completed / tiles_x * tiling.tile_h;
+                  job->rows_valid = rows < H ? rows : H;
+                  if (job->progress && job->progress (job->rows_valid, H, job->user_data)
+                      && job->rows_valid < H && status == GBLUR_OK)
+                    status = GBLUR_E_CANCELLED;
+                }
+            }
+          if (status == GBLUR_E_CANCELLED)
+            {
+              for (int s = 0; s < SETS; s++)
+                cudaStreamSynchronize (cuda->stream[s]);
+              snprintf (err, err_size, "cancelled after %d of %d rows", job->rows_valid, H);
+              return status;
+            }
+        }
+      if (i == ntiles)
+        break;
+
+      int          s = i % SETS;
+      gblur_tile   t;
+      TileArgs     a;
+      cudaStream_t st = cuda->stream[s];
+      gblur_tile_at (W, H, job->radius, &tiling, i % tiles_x, i / tiles_x, &t);
+      fill_args (cuda, job, &t, &a);
+      a.src = (const unsigned char *) cuda->region[s];
+      a.src_pitch = (size_t) t.reg_w * C * bytes;
+      a.mid = (float *) cuda->mid[s];
+      a.mid_pitch = (size_t) t.reg_w * C * sizeof (float);
+      a.dst = (unsigned char *) cuda->out[s];
+      a.dst_pitch = (size_t) t.out_w * C * bytes;
+      CHECK (cudaMemcpy2DAsync (cuda->region[s], a.src_pitch,
+                                (const unsigned char *) src->data + (size_t) t.reg_y0 * src->stride
+                                  + (size_t) t.reg_x0 * C * bytes,
+                                src->stride, a.src_pitch, t.reg_h, cudaMemcpyHostToDevice, st));
+      CHECK (launch_tile (a, src->sample, C, st));
+      CHECK (cudaMemcpy2DAsync ((unsigned char *) dst->data + (size_t) t.out_y0 * dst->stride
+                                  + (size_t) t.out_x0 * C * bytes,
+                                dst->stride, cuda->out[s], a.dst_pitch, a.dst_pitch, t.out_h,
+                                cudaMemcpyDeviceToHost, st));
+      CHECK (cudaEventRecord (cuda->done[s], st));
+      issued++;
+    }
+  return GBLUR_OK;
+
+fail:
+  /* Wait for whatever is still queued so nothing writes dst after we return. */
+  for (int s = 0; s < SETS; s++)
+    cudaStreamSynchronize (cuda->stream[s]);
+  cudaGetLastError ();
+  (void) issued;
+  return GBLUR_E_CUDA;
+}
+
+extern "C" gblur_status
+gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
+{
+  const gblur_image *src = job->src;
+  gblur_image       *dst = job->dst;
+  const int          W = src->width, H = src->height, C = src->channels;
+  const size_t       bytes = gblur_sample_size (src->sample);
+  gblur_tiling       tiling;
+  cudaStream_t       st = cuda->stream[0];
+
+  /* Only the float intermediate needs memory of ours. */
+  if (!plan (job, job->memory_limit, 0, C * sizeof (float), 0, 65535, &tiling))
+    {
+      snprintf (err, err_size, "device memory limit of %zu bytes is too small for radius %d",
+                job->memory_limit, job->radius);
+      return GBLUR_E_NOMEM;
+    }
+  {
+    int reg_cols = tiling.tile_w + 2 * job->radius < W ? tiling.tile_w + 2 * job->radius : W;
+    CHECK (cudaSetDevice (cuda->device));
+    CHECK (reserve (&cuda->mid[0], &cuda->mid_cap[0], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)));
+    CHECK (cudaMemcpyAsync (cuda->weights, job->weights, (job->radius + 1) * sizeof (float),
+                            cudaMemcpyHostToDevice, st));
+  }
+  for (int ty = 0; ty * tiling.tile_h < H; ty++)
+    for (int tx = 0; tx * tiling.tile_w < W; tx++)
+      {
+        gblur_tile t;
+        TileArgs   a;
+        gblur_tile_at (W, H, job->radius, &tiling, tx, ty, &t);
+        fill_args (cuda, job, &t, &a);
+        a.src = (const unsigned char *) src->data + (size_t) t.reg_y0 * src->stride
+                + (size_t) t.reg_x0 * C * bytes;
+        a.src_pitch = src->stride;
+        a.mid = (float *) cuda->mid[0];
+        a.mid_pitch = (size_t) t.reg_w * C * sizeof (float);
+        a.dst = (unsigned char *) dst->data + (size_t) t.out_y0 * dst->stride
+                + (size_t) t.out_x0 * C * bytes;
+        a.dst_pitch = dst->stride;
+        CHECK (launch_tile (a, src->sample, C, st));
+      }
+  CHECK (cudaStreamSynchronize (st));
+  job->rows_valid = H;
+  return GBLUR_OK;
+
+fail:
+  cudaStreamSynchronize (st);
+  cudaGetLastError ();
+  return GBLUR_E_CUDA;
+}

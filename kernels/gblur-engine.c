@@ -1,0 +1,401 @@
+/* The engine object: argument checks, backend choice, CUDA-to-CPU fallback,
+ * host buffers.  The arithmetic lives in the backends. */
+#include "gblur-internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+struct gblur_engine {
+  gblur_backend backend;
+  gblur_cpu    *cpu;
+  gblur_cuda   *cuda;          /* NULL when the CPU backend is in use */
+  size_t        memory_limit;
+  int           no_fallback;
+  char          description[160];
+  char          cuda_reason[256];
+  char          last_error[512];
+  /* weights of the last sigma, kept for repeated calls (a live preview) */
+  double        weights_sigma;
+  int           weights_radius;
+  float         weights[GBLUR_MAX_RADIUS + 1];
+};
+
+static void
+set_error (gblur_engine *engine, const char *fmt, ...)
+{
+  va_list args;
+
+  va_start (args, fmt);
+  vsnprintf (engine->last_error, sizeof engine->last_error, fmt, args);
+  va_end (args);
+}
+
+static void
+copy_message (char *msg, size_t msg_size, const char *text)
+{
+  if (msg && msg_size > 0)
+    snprintf (msg, msg_size, "%s", text);
+}
+
+static int
+env_threads (void)
+{
+  const char *s = getenv ("GBLUR_THREADS");
+  return s && atoi (s) > 0 ? atoi (s) : 0;
+}
+
+gblur_engine *
+gblur_engine_new (const gblur_config *config, gblur_status *status, char *msg, size_t msg_size)
+{
+  gblur_config  defaults = { GBLUR_BACKEND_AUTO, 0, 0, 0 };
+  gblur_engine *engine;
+  const char   *env = getenv ("GBLUR_BACKEND");
+  gblur_backend want;
+  int           threads;
+  gblur_status  dummy;
+
+  if (!status)
+    status = &dummy;
+  if (!config)
+    config = &defaults;
+  want = config->backend;
+  if (env && *env)
+    {
+      if (strcasecmp (env, "cpu") == 0)
+        want = GBLUR_BACKEND_CPU;
+      else if (strcasecmp (env, "cuda") == 0)
+        want = GBLUR_BACKEND_CUDA;
+      else if (strcasecmp (env, "auto") == 0)
+        want = GBLUR_BACKEND_AUTO;
+      else
+        {
+          *status = GBLUR_E_INVALID;
+          copy_message (msg, msg_size, "GBLUR_BACKEND must be cpu, cuda or auto");
+          return NULL;
+        }
+    }
+
+  engine = calloc (1, sizeof *engine);
+  if (!engine)
+    {
+      *status = GBLUR_E_NOMEM;
+      copy_message (msg, msg_size, "out of memory");
+      return NULL;
+    }
+  engine->memory_limit = config->memory_limit ? config->memory_limit : GBLUR_DEFAULT_MEMORY_LIMIT;
+  engine->no_fallback = config->no_fallback;
+  engine->weights_radius = -1;
+
+  if (want == GBLUR_BACKEND_CPU)
+    snprintf (engine->cuda_reason, sizeof engine->cuda_reason, "CPU backend requested");
+  else
+    engine->cuda = gblur_cuda_open (engine->cuda_reason, sizeof engine->cuda_reason);
+
+  if (want == GBLUR_BACKEND_CUDA && !engine->cuda)
+    {
+      *status = GBLUR_E_BACKEND;
+      if (msg && msg_size)
+        snprintf (msg, msg_size, "CUDA backend requested but unusable: %s", engine->cuda_reason);
+      free (engine);
+      return NULL;
+    }
+
+  threads = env_threads () ? env_threads () : config->threads;
+  if (threads <= 0)
+    threads = (int) sysconf (_SC_NPROCESSORS_ONLN);
+  engine->cpu = gblur_cpu_new (threads > 0 ? threads : 1);
+  if (!engine->cpu)
+    {
+      gblur_cuda_close (engine->cuda);
+      free (engine);
+      *status = GBLUR_E_NOMEM;
+      copy_message (msg, msg_size, "out of memory");
+      return NULL;
+    }
+
+  if (engine->cuda)
+    {
+      engine->backend = GBLUR_BACKEND_CUDA;
+      snprintf (engine->description, sizeof engine->description, "%s",
+                gblur_cuda_device_name (engine->cuda));
+    }
+  else
+    {
+      int n = gblur_cpu_threads (engine->cpu);
+      engine->backend = GBLUR_BACKEND_CPU;
+      snprintf (engine->description, sizeof engine->description, "CPU, %d thread%s",
+                n, n == 1 ? "" : "s");
+    }
+  *status = GBLUR_OK;
+  copy_message (msg, msg_size, "");
+  return engine;
+}
+
+void
+gblur_engine_free (gblur_engine *engine)
+{
+  if (!engine)
+    return;
+  gblur_cuda_close (engine->cuda);
+  gblur_cpu_free (engine->cpu);
+  free (engine);
+}
+
+gblur_backend
+gblur_engine_backend (const gblur_engine *engine)
+{
+  return engine->backend;
+}
+
+const char *
+gblur_engine_describe (const gblur_engine *engine)
+{
+  return engine->description;
+}
+
+const char *
+gblur_engine_cuda_unavailable_reason (const gblur_engine *engine)
+{
+  return engine->cuda ? "" : engine->cuda_reason;
+}
+
+const char *
+gblur_engine_last_error (const gblur_engine *engine)
+{
+  return engine->last_error;
+}
+
+static gblur_status
+check_image (gblur_engine *engine, const gblur_image *img, const char *what)
+{
+  size_t row_bytes;
+
+  if (!img)
+    {
+      set_error (engine, "%s image is NULL", what);
+      return GBLUR_E_INVALID;
+    }
+  if (!img->data)
+    {
+      set_error (engine, "%s image has no data", what);
+      return GBLUR_E_INVALID;
+    }
+  if (img->width < 1 || img->height < 1)
+    {
+      set_error (engine, "%s image size %dx%d: width and height must be at least 1",
+                 what, img->width, img->height);
+      return GBLUR_E_INVALID;
+    }
+  if (img->channels < 1 || img->channels > GBLUR_MAX_CHANNELS)
+    {
+      set_error (engine, "%s image has %d channels: 1 to %d are supported",
+                 what, img->channels, GBLUR_MAX_CHANNELS);
+      return GBLUR_E_FORMAT;
+    }
+  if (img->sample != GBLUR_U8 && img->sample != GBLUR_U16 && img->sample != GBLUR_F32)
+    {
+      set_error (engine, "%s image has an unknown sample type %d", what, (int) img->sample);
+      return GBLUR_E_FORMAT;
+    }
+  row_bytes = (size_t) img->width * img->channels * gblur_sample_size (img->sample);
+  if (img->stride < row_bytes)
+    {
+      set_error (engine, "%s image stride %zu is smaller than a row (%zu bytes)",
+                 what, img->stride, row_bytes);
+      return GBLUR_E_INVALID;
+    }
+  if ((size_t) img->height > SIZE_MAX / img->stride)
+    {
+      set_error (engine, "%s image is too large to address", what);
+      return GBLUR_E_INVALID;
+    }
+  return GBLUR_OK;
+}
+
+static size_t
+image_span (const gblur_image *img)
+{
+  return (size_t) (img->height - 1) * img->stride
+         + (size_t) img->width * img->channels * gblur_sample_size (img->sample);
+}
+
+static gblur_status
+check_call (gblur_engine *engine, const gblur_image *src, const gblur_image *dst,
+            const gblur_params *params)
+{
+  gblur_status status;
+  uintptr_t    s0, s1, d0, d1;
+
+  if ((status = check_image (engine, src, "source")) != GBLUR_OK
+      || (status = check_image (engine, dst, "destination")) != GBLUR_OK)
+    return status;
+  if (!params)
+    {
+      set_error (engine, "params is NULL");
+      return GBLUR_E_INVALID;
+    }
+  if (!(params->sigma >= GBLUR_SIGMA_MIN && params->sigma <= GBLUR_SIGMA_MAX))
+    {
+      set_error (engine, "sigma %g is outside [%g, %g]", params->sigma,
+                 GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX);
+      return GBLUR_E_SIGMA;
+    }
+  if (src->width != dst->width || src->height != dst->height
+      || src->channels != dst->channels || src->sample != dst->sample)
+    {
+      set_error (engine, "source and destination differ in size, channels or sample type");
+      return GBLUR_E_INVALID;
+    }
+  if (params->flags & ~(unsigned) (GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA))
+    {
+      set_error (engine, "unknown option bits 0x%x", params->flags);
+      return GBLUR_E_INVALID;
+    }
+  if ((params->flags & GBLUR_LINEAR_LIGHT) && src->sample == GBLUR_F32)
+    {
+      set_error (engine, "the linear-light option is for u8/u16 data; pass float data in linear light");
+      return GBLUR_E_FORMAT;
+    }
+  if ((params->flags & GBLUR_PREMULTIPLY_ALPHA) && src->channels < 2)
+    {
+      set_error (engine, "premultiplied alpha needs at least 2 channels");
+      return GBLUR_E_FORMAT;
+    }
+  s0 = (uintptr_t) src->data;
+  s1 = s0 + image_span (src);
+  d0 = (uintptr_t) dst->data;
+  d1 = d0 + image_span (dst);
+  if (s0 < d1 && d0 < s1)
+    {
+      set_error (engine, "source and destination overlap; in-place blurring is not supported");
+      return GBLUR_E_INVALID;
+    }
+  return GBLUR_OK;
+}
+
+static void
+prepare_job (gblur_engine *engine, const gblur_image *src, gblur_image *dst,
+             const gblur_params *params, gblur_job *job)
+{
+  if (engine->weights_radius < 0 || engine->weights_sigma != params->sigma)
+    {
+      engine->weights_sigma = params->sigma;
+      engine->weights_radius = gblur_radius (params->sigma);
+      gblur_make_weights (params->sigma, engine->weights_radius, engine->weights);
+    }
+  memset (job, 0, sizeof *job);
+  job->src = src;
+  job->dst = dst;
+  job->radius = engine->weights_radius;
+  job->weights = engine->weights;
+  job->flags = params->flags;
+  job->memory_limit = engine->memory_limit;
+  job->progress = params->progress;
+  job->user_data = params->user_data;
+}
+
+gblur_status
+gblur_engine_run (gblur_engine *engine, const gblur_image *src, gblur_image *dst,
+                  const gblur_params *params, gblur_result *result)
+{
+  gblur_job    job;
+  gblur_status status;
+  gblur_result dummy;
+
+  if (!result)
+    result = &dummy;
+  memset (result, 0, sizeof *result);
+  if (!engine)
+    return GBLUR_E_INVALID;
+  engine->last_error[0] = '\0';
+  if ((status = check_call (engine, src, dst, params)) != GBLUR_OK)
+    return status;
+  prepare_job (engine, src, dst, params, &job);
+
+  if (engine->cuda)
+    {
+      status = gblur_cuda_run (engine->cuda, &job, engine->last_error, sizeof engine->last_error);
+      if (status == GBLUR_E_CUDA && !engine->no_fallback)
+        {
+          /* Redo the whole image on the CPU: rows the GPU finished are
+           * recomputed to the same values (both backends meet the same
+           * contract), and nothing is left half-written. */
+          fprintf (stderr, "gblur: CUDA failed (%s); finishing on the CPU\n", engine->last_error);
+          result->fell_back_to_cpu = 1;
+          engine->last_error[0] = '\0';
+          status = gblur_cpu_run (engine->cpu, &job, engine->last_error, sizeof engine->last_error);
+        }
+    }
+  else
+    status = gblur_cpu_run (engine->cpu, &job, engine->last_error, sizeof engine->last_error);
+
+  result->rows_valid = job.rows_valid;
+  if (status == GBLUR_OK)
+    engine->last_error[0] = '\0';
+  return status;
+}
+
+gblur_status
+gblur_engine_run_device (gblur_engine *engine, const gblur_image *src, gblur_image *dst,
+                         const gblur_params *params)
+{
+  gblur_job    job;
+  gblur_status status;
+
+  if (!engine)
+    return GBLUR_E_INVALID;
+  engine->last_error[0] = '\0';
+  if (!engine->cuda)
+    {
+      set_error (engine, "device-resident images need the CUDA backend (%s)", engine->cuda_reason);
+      return GBLUR_E_BACKEND;
+    }
+  if ((status = check_call (engine, src, dst, params)) != GBLUR_OK)
+    return status;
+  prepare_job (engine, src, dst, params, &job);
+  return gblur_cuda_run_device (engine->cuda, &job, engine->last_error, sizeof engine->last_error);
+}
+
+/* Host buffers carry a header saying how they were allocated, so they can be
+ * freed correctly whatever happens to the backend in between. */
+#define HOST_HEADER 64
+
+void *
+gblur_engine_alloc_host (gblur_engine *engine, size_t size)
+{
+  unsigned char *base = NULL;
+  int            pinned = 0;
+
+  if (!engine || size > SIZE_MAX - HOST_HEADER)
+    return NULL;
+  if (engine->cuda)
+    {
+      base = gblur_cuda_host_alloc (size + HOST_HEADER);
+      pinned = base != NULL;
+    }
+  if (!base && posix_memalign ((void **) &base, HOST_HEADER, size + HOST_HEADER) != 0)
+    return NULL;
+  base[0] = (unsigned char) pinned;
+  return base + HOST_HEADER;
+}
+
+void
+gblur_engine_free_host (gblur_engine *engine, void *ptr)
+{
+  unsigned char *base;
+
+  (void) engine;
+  if (!ptr)
+    return;
+  base = (unsigned char *) ptr - HOST_HEADER;
+  if (base[0])
+    gblur_cuda_host_free (base);
+  else
+    free (base);
+}

@@ -1,0 +1,86 @@
+/* Internal interfaces shared by the engine's backends.  Not installed. */
+#ifndef GBLUR_INTERNAL_H
+#define GBLUR_INTERNAL_H
+
+#include "gblur.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GBLUR_MAX_RADIUS 1500          /* ceil(3 * GBLUR_SIGMA_MAX) */
+#define GBLUR_DEFAULT_MEMORY_LIMIT ((size_t) 512 << 20)
+
+/* One blur, validated, as the backends receive it. */
+typedef struct {
+  const gblur_image *src;
+  gblur_image       *dst;
+  int                radius;
+  const float       *weights;     /* weights[0..radius], symmetric half-kernel */
+  unsigned           flags;
+  size_t             memory_limit;
+  gblur_progress_fn  progress;
+  void              *user_data;
+  int                rows_valid;  /* out: rows [0, rows_valid) of dst are final */
+} gblur_job;
+
+/* A rectangle of the output and the input region it reads (output grown by
+ * the radius, clamped to the image). */
+typedef struct {
+  int out_x0, out_y0, out_w, out_h;
+  int reg_x0, reg_y0, reg_w, reg_h;
+} gblur_tile;
+
+/* Tile sizes for an image: tiles are tile_w x tile_h outputs, laid in
+ * stripes from the top. */
+typedef struct {
+  int tile_w, tile_h;
+} gblur_tiling;
+
+void gblur_tile_at (int width, int height, int radius, const gblur_tiling *tiling,
+                    int tx, int ty, gblur_tile *tile);
+
+/* Largest tile height (<= max_h) whose bytes fit `budget`, for tiles of width
+ * tile_w; bytes(tile) = reg_rows*reg_cols*reg_elem + out_rows*reg_cols*mid_elem
+ * + out_rows*tile_w*out_elem.  Returns 0 when even one row does not fit. */
+int  gblur_fit_tile_height (int width, int height, int radius, int tile_w, int max_h,
+                            size_t budget, size_t reg_elem, size_t mid_elem,
+                            size_t out_elem);
+
+/* The normalised half kernel: weights[0..radius]. */
+void gblur_make_weights (double sigma, int radius, float *weights);
+
+/* sRGB transfer curve (IEC 61966-2-1), double precision. */
+double gblur_srgb_to_linear (double v);
+double gblur_linear_to_srgb (double l);
+
+/* Lookup tables, built once (thread-safe). */
+typedef struct {
+  float decode_u8[256];           /* u8 code -> linear [0,1] */
+  float encode_u8_threshold[255]; /* linear value where code k rounds up to k+1 */
+  float decode_u16[65536];        /* u16 code -> linear [0,1] */
+} gblur_srgb_tables;
+const gblur_srgb_tables *gblur_srgb_tables_get (void);
+
+/* CPU backend. */
+typedef struct gblur_cpu gblur_cpu;
+gblur_cpu   *gblur_cpu_new (int threads);
+void         gblur_cpu_free (gblur_cpu *cpu);
+int          gblur_cpu_threads (const gblur_cpu *cpu);
+gblur_status gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size);
+
+/* CUDA backend (gblur-cuda.cu, or gblur-nocuda.c in a CPU-only build). */
+typedef struct gblur_cuda gblur_cuda;
+gblur_cuda  *gblur_cuda_open (char *reason, size_t reason_size);
+void         gblur_cuda_close (gblur_cuda *cuda);
+const char  *gblur_cuda_device_name (const gblur_cuda *cuda);
+gblur_status gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size);
+gblur_status gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size);
+void        *gblur_cuda_host_alloc (size_t size);
+void         gblur_cuda_host_free (void *ptr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

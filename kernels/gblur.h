@@ -1,0 +1,155 @@
+/* gblur — an exact separable Gaussian blur engine, CUDA or CPU.
+ *
+ * This header is the whole public API.  It knows nothing of GIMP, GTK or CUDA:
+ * the plug-in, the dialog's preview, the tests and the benchmark all call it.
+ *
+ * Definition of the blur (every backend computes this, see README.md):
+ *   radius r = ceil(3 * sigma); weights w[k] = exp(-k^2 / (2 sigma^2)) for
+ *   k = -r..r, divided by their sum (the sampled, normalised Gaussian,
+ *   truncated at 3 sigma); coordinates outside the image are clamped to the
+ *   nearest edge pixel.  Applied vertically, then horizontally, in float.
+ *   Integer outputs are rounded to nearest; u8/u16 results are within 1 LSB
+ *   of a double-precision evaluation of the same definition, float results
+ *   (for data in [0,1]) within 1e-4.
+ */
+#ifndef GBLUR_H
+#define GBLUR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GBLUR_SIGMA_MIN 0.1
+#define GBLUR_SIGMA_MAX 500.0
+#define GBLUR_MAX_CHANNELS 4
+
+typedef enum {
+  GBLUR_U8 = 0,  /* 8-bit unsigned, 0..255 */
+  GBLUR_U16,     /* 16-bit unsigned, host byte order, 0..65535 */
+  GBLUR_F32      /* 32-bit float, nominal range 0..1 */
+} gblur_sample;
+
+typedef enum {
+  GBLUR_BACKEND_AUTO = 0, /* CUDA when a device and driver are usable, else CPU */
+  GBLUR_BACKEND_CPU,
+  GBLUR_BACKEND_CUDA
+} gblur_backend;
+
+typedef enum {
+  GBLUR_OK = 0,
+  GBLUR_E_INVALID,      /* a bad argument: NULL pointer, size, stride, overlap ... */
+  GBLUR_E_SIGMA,        /* sigma outside [0.1, 500] or NaN */
+  GBLUR_E_FORMAT,       /* unsupported channels/sample/options combination */
+  GBLUR_E_NOMEM,        /* host or device allocation failed, or memory limit too small */
+  GBLUR_E_BACKEND,      /* the requested backend is not usable */
+  GBLUR_E_CUDA,         /* a CUDA call failed and fallback was not allowed */
+  GBLUR_E_CANCELLED     /* the progress callback asked to stop */
+} gblur_status;
+
+/* Options (bit flags). */
+enum {
+  /* The u8/u16 data carries the sRGB transfer curve: decode to linear light
+   * before blurring and encode after.  Not valid for float data (pass float
+   * data already in linear light). */
+  GBLUR_LINEAR_LIGHT = 1u << 0,
+  /* The last channel is straight (non-premultiplied) alpha: colours are
+   * multiplied by alpha before the blur and divided after, so transparent
+   * pixels do not bleed their hidden colour.  Needs 2 or more channels. */
+  GBLUR_PREMULTIPLY_ALPHA = 1u << 1
+};
+
+/* An image in memory: interleaved channels, rows `stride` bytes apart.
+ * `stride` may be any value >= width * channels * sample size. */
+typedef struct {
+  void        *data;
+  size_t       stride;
+  int          width;
+  int          height;
+  int          channels;  /* 1..4 */
+  gblur_sample sample;
+} gblur_image;
+
+/* Called after each horizontal stripe is complete, from the calling thread.
+ * rows_done counts the finished rows from the top.  Return non-zero to
+ * cancel the run. */
+typedef int (*gblur_progress_fn) (int rows_done, int rows_total, void *user_data);
+
+typedef struct {
+  double            sigma;
+  unsigned          flags;     /* GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA */
+  gblur_progress_fn progress;  /* may be NULL */
+  void             *user_data;
+} gblur_params;
+
+/* What a run did.  On GBLUR_OK, rows_valid == height.  On cancel or failure,
+ * destination rows [0, rows_valid) hold the final result; the content of the
+ * other rows is unspecified (the engine may have written some of them). */
+typedef struct {
+  int  rows_valid;
+  int  fell_back_to_cpu;  /* a CUDA failure was recovered by the CPU backend */
+} gblur_result;
+
+typedef struct {
+  gblur_backend backend;      /* GBLUR_BACKEND_AUTO unless forced */
+  size_t        memory_limit; /* bytes of working memory (device memory for CUDA,
+                                 scratch for CPU); 0 = default 512 MiB */
+  int           threads;      /* CPU worker threads; 0 = one per core */
+  int           no_fallback;  /* non-zero: a CUDA failure is an error instead of
+                                 a silent CPU re-run */
+} gblur_config;
+
+typedef struct gblur_engine gblur_engine;
+
+/* Creates an engine.  The environment variable GBLUR_BACKEND=cpu|cuda|auto
+ * overrides config->backend, GBLUR_THREADS overrides config->threads.
+ * Returns NULL only when memory runs out or a forced backend is unusable;
+ * then *status and (if msg is not NULL) a message of msg_size bytes say why. */
+gblur_engine *gblur_engine_new (const gblur_config *config,
+                                gblur_status       *status,
+                                char               *msg,
+                                size_t              msg_size);
+void          gblur_engine_free (gblur_engine *engine);
+
+/* The backend in use and a human-readable description of it, e.g.
+ * "NVIDIA H200" or "CPU, 2 threads". */
+gblur_backend gblur_engine_backend (const gblur_engine *engine);
+const char   *gblur_engine_describe (const gblur_engine *engine);
+/* Why CUDA is not in use ("no CUDA device: ..."), or "" when it is. */
+const char   *gblur_engine_cuda_unavailable_reason (const gblur_engine *engine);
+
+/* Blurs src into dst (same size, channels and sample type; dst may have a
+ * different stride; the two must not overlap).  Blocks until done. */
+gblur_status  gblur_engine_run (gblur_engine       *engine,
+                                const gblur_image  *src,
+                                gblur_image        *dst,
+                                const gblur_params *params,
+                                gblur_result       *result /* may be NULL */);
+
+/* Both images in device memory (CUDA backend only): for the benchmark and
+ * for callers that keep their pixels on the GPU. */
+gblur_status  gblur_engine_run_device (gblur_engine       *engine,
+                                       const gblur_image  *src,
+                                       gblur_image        *dst,
+                                       const gblur_params *params);
+
+/* The message of the last failed call on this engine ("" after success). */
+const char   *gblur_engine_last_error (const gblur_engine *engine);
+
+/* Host buffers for images: page-locked (pinned) when CUDA is in use, so
+ * uploads and downloads run at full bus speed; ordinary memory otherwise.
+ * Free with gblur_engine_free_host on the same engine. */
+void         *gblur_engine_alloc_host (gblur_engine *engine, size_t size);
+void          gblur_engine_free_host (gblur_engine *engine, void *ptr);
+
+/* Utilities. */
+int           gblur_radius (double sigma);            /* ceil(3 sigma) */
+size_t        gblur_sample_size (gblur_sample sample);
+const char   *gblur_status_name (gblur_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GBLUR_H */

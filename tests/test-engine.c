@@ -1,0 +1,572 @@
+/* The engine's test suite: every format, size class, sigma and option
+ * against the double-precision reference, outputs poisoned before each run,
+ * and every error path.  `test-engine --backend cpu|cuda [--quick]`.
+ * With --backend cuda on a machine without a usable GPU it prints
+ * "skipped: no CUDA device" and exits 77 (automake's SKIP). */
+#include "gblur.h"
+#include "reference.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+static int      passed, failed;
+static uint64_t rng_state;
+static gblur_backend backend = GBLUR_BACKEND_CPU;
+static int      quick;
+
+#define POISON 0xA5
+
+static uint64_t
+rng (void)
+{
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+static void
+check (int ok, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+#include <stdarg.h>
+static void
+check (int ok, const char *fmt, ...)
+{
+  if (ok)
+    {
+      passed++;
+      return;
+    }
+  failed++;
+  va_list args;
+  va_start (args, fmt);
+  printf ("FAIL: ");
+  vprintf (fmt, args);
+  printf ("\n");
+  va_end (args);
+}
+
+static const char *
+sample_name (gblur_sample s)
+{
+  return s == GBLUR_U8 ? "u8" : s == GBLUR_U16 ? "u16" : "f32";
+}
+
+/* An image with `pad` spare bytes after each row, filled with noise or, one
+ * time in two, with flat blocks and hard steps (the worst case for
+ * rounding). */
+static gblur_image
+make_image (int w, int h, int c, gblur_sample s, size_t pad, int pattern)
+{
+  gblur_image img;
+  size_t      ss = gblur_sample_size (s);
+  int         block = 1 + (int) (rng () % 9);
+
+  img.width = w;
+  img.height = h;
+  img.channels = c;
+  img.sample = s;
+  img.stride = (size_t) w * c * ss + pad;
+  img.data = malloc (img.stride * h);
+  memset (img.data, POISON, img.stride * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int ch = 0; ch < c; ch++)
+        {
+          double u = pattern ? (((x / block + y / block + ch) % 2) ? 1.0 : 0.0)
+                             : (double) (rng () % 1000001) / 1000000.0;
+          unsigned char *p = (unsigned char *) img.data + (size_t) y * img.stride
+                             + ((size_t) x * c + ch) * ss;
+          if (s == GBLUR_U8)
+            *p = (unsigned char) (u * 255.0 + 0.5);
+          else if (s == GBLUR_U16)
+            {
+              uint16_t v = (uint16_t) (u * 65535.0 + 0.5);
+              memcpy (p, &v, 2);
+            }
+          else
+            {
+              float v = (float) u;
+              memcpy (p, &v, 4);
+            }
+        }
+  return img;
+}
+
+static gblur_image
+make_poisoned_like (const gblur_image *src, size_t pad)
+{
+  gblur_image img = *src;
+  img.stride = (size_t) src->width * src->channels * gblur_sample_size (src->sample) + pad;
+  img.data = malloc (img.stride * src->height);
+  memset (img.data, POISON, img.stride * src->height);
+  return img;
+}
+
+/* Largest |out - ref| over rows [0, rows); -1 if a padding byte changed. */
+static double
+max_error (const gblur_image *out, const double *ref, int rows)
+{
+  double worst = 0;
+  size_t row_bytes = (size_t) out->width * out->channels * gblur_sample_size (out->sample);
+
+  for (int y = 0; y < rows; y++)
+    {
+      const unsigned char *pad = (const unsigned char *) out->data + y * out->stride + row_bytes;
+      for (size_t i = row_bytes; i < out->stride; i++)
+        if (pad[i - row_bytes] != POISON)
+          return -1;
+      for (int x = 0; x < out->width; x++)
+        for (int c = 0; c < out->channels; c++)
+          {
+            double v = reference_sample (out, x, y, c);
+            double e = fabs (v - ref[((size_t) y * out->width + x) * out->channels + c]);
+            if (!(e <= worst)) /* NaN counts as infinite */
+              worst = isnan (e) ? INFINITY : e;
+          }
+    }
+  return worst;
+}
+
+static double
+tolerance (gblur_sample s)
+{
+  return s == GBLUR_F32 ? 1e-4 : 1.0;
+}
+
+static gblur_engine *
+new_engine (size_t memory_limit, int threads)
+{
+  gblur_config config = { backend, memory_limit, threads, 1 };
+  gblur_status status;
+  char         msg[256];
+  gblur_engine *e = gblur_engine_new (&config, &status, msg, sizeof msg);
+  if (!e)
+    {
+      printf ("cannot create engine: %s\n", msg);
+      exit (1);
+    }
+  return e;
+}
+
+/* One blur compared with the reference. */
+static void
+blur_case (gblur_engine *engine, int w, int h, int c, gblur_sample s, double sigma,
+           unsigned flags, size_t src_pad, size_t dst_pad, int pattern, const char *label)
+{
+  gblur_image  src = make_image (w, h, c, s, src_pad, pattern);
+  gblur_image  dst = make_poisoned_like (&src, dst_pad);
+  double      *ref = malloc ((size_t) w * h * c * sizeof *ref);
+  gblur_params params = { sigma, flags, NULL, NULL };
+  gblur_result result;
+  gblur_status st = gblur_engine_run (engine, &src, &dst, &params, &result);
+
+  reference_blur (&src, sigma, flags, ref);
+  if (st != GBLUR_OK)
+    check (0, "%s %dx%d c%d %s sigma %g flags %u: status %s (%s)", label, w, h, c,
+           sample_name (s), sigma, flags, gblur_status_name (st), gblur_engine_last_error (engine));
+  else
+    {
+      double e = max_error (&dst, ref, h);
+      check (e >= 0 && e <= tolerance (s) && result.rows_valid == h,
+             "%s %dx%d c%d %s sigma %g flags %u pads %zu/%zu: max error %g (%s), rows_valid %d",
+             label, w, h, c, sample_name (s), sigma, flags, src_pad, dst_pad, e,
+             e < 0 ? "padding overwritten" : "vs tolerance", result.rows_valid);
+    }
+  free (ref);
+  free (src.data);
+  free (dst.data);
+}
+
+static void
+test_matrix (gblur_engine *engine)
+{
+  static const int sizes[][2] = { { 1, 1 }, { 1, 23 }, { 23, 1 }, { 13, 7 }, { 61, 37 }, { 127, 3 }, { 5, 131 } };
+  static const double sigmas[] = { 0.1, 0.5, 1, 2.5, 10, 50, 500 };
+  static const gblur_sample samples[] = { GBLUR_U8, GBLUR_U16, GBLUR_F32 };
+  int n_sizes = sizeof sizes / sizeof sizes[0];
+
+  for (int si = 0; si < n_sizes; si++)
+    for (size_t gi = 0; gi < sizeof sigmas / sizeof sigmas[0]; gi++)
+      for (int sa = 0; sa < 3; sa++)
+        for (int c = 1; c <= 4; c++)
+          for (unsigned flags = 0; flags < 4; flags++)
+            {
+              if ((flags & GBLUR_LINEAR_LIGHT) && samples[sa] == GBLUR_F32)
+                continue;
+              if ((flags & GBLUR_PREMULTIPLY_ALPHA) && c < 2)
+                continue;
+              if (quick && (rng () % 4) != 0)
+                continue;
+              size_t pad = (si + gi + c) % 2 ? 0 : 1 + rng () % 13;
+              blur_case (engine, sizes[si][0], sizes[si][1], c, samples[sa], sigmas[gi], flags,
+                         pad, (si + c) % 3 ? 0 : 7, (int) (rng () % 2), "matrix");
+            }
+}
+
+/* Tiles and stripes: small memory limits force many stripes and column
+ * blocks; several thread counts. */
+static void
+test_tiling (void)
+{
+  static const size_t limits[] = { 0, 1 << 20, 96 << 10 };
+  static const int    threads[] = { 1, 2, 3, 7 };
+
+  for (size_t li = 0; li < sizeof limits / sizeof limits[0]; li++)
+    for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++)
+      {
+        if (backend == GBLUR_BACKEND_CUDA && ti > 0)
+          break; /* threads only matter to the CPU backend */
+        gblur_engine *engine = new_engine (limits[li], threads[ti]);
+        blur_case (engine, 301, 203, 4, GBLUR_U8, 2.5, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA,
+                   3, 5, 0, "tiling");
+        blur_case (engine, 257, 149, 1, GBLUR_U8, 10, 0, 0, 0, 1, "tiling");
+        blur_case (engine, 97, 211, 3, GBLUR_U16, 7, GBLUR_LINEAR_LIGHT, 2, 0, 0, "tiling");
+        blur_case (engine, 150, 90, 2, GBLUR_F32, 4, GBLUR_PREMULTIPLY_ALPHA, 0, 4, 0, "tiling");
+        gblur_engine_free (engine);
+      }
+  if (!quick)
+    {
+      gblur_engine *engine = new_engine (0, 0);
+      blur_case (engine, 1024, 768, 1, GBLUR_U8, 2, 0, 0, 0, 0, "large");
+      blur_case (engine, 640, 480, 4, GBLUR_U8, 20, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA,
+                 0, 0, 1, "large");
+      gblur_engine_free (engine);
+    }
+}
+
+typedef struct {
+  int calls, last_rows, monotonic, cancel_after;
+} progress_log;
+
+static int
+on_progress (int rows_done, int rows_total, void *data)
+{
+  progress_log *log = data;
+  if (rows_done <= log->last_rows || rows_done > rows_total)
+    log->monotonic = 0;
+  log->last_rows = rows_done;
+  log->calls++;
+  return log->cancel_after && log->calls >= log->cancel_after;
+}
+
+static void
+test_progress_and_cancel (void)
+{
+  gblur_engine *engine = new_engine (64 << 10, 2);   /* many stripes */
+  gblur_image   src = make_image (200, 300, 1, GBLUR_U8, 0, 0);
+  gblur_image   dst = make_poisoned_like (&src, 0);
+  double       *ref = malloc ((size_t) 200 * 300 * sizeof *ref);
+  progress_log  log = { 0, 0, 1, 0 };
+  gblur_params  params = { 3.0, 0, on_progress, &log };
+  gblur_result  result;
+  gblur_status  st;
+
+  reference_blur (&src, 3.0, 0, ref);
+  st = gblur_engine_run (engine, &src, &dst, &params, &result);
+  check (st == GBLUR_OK && log.calls > 2 && log.monotonic && log.last_rows == 300,
+         "progress: status %s, %d calls, monotonic %d, last %d", gblur_status_name (st),
+         log.calls, log.monotonic, log.last_rows);
+
+  memset (dst.data, POISON, dst.stride * dst.height);
+  log = (progress_log) { 0, 0, 1, 2 };
+  st = gblur_engine_run (engine, &src, &dst, &params, &result);
+  check (st == GBLUR_E_CANCELLED && result.rows_valid > 0 && result.rows_valid < 300
+           && *gblur_engine_last_error (engine),
+         "cancel: status %s, rows_valid %d", gblur_status_name (st), result.rows_valid);
+  if (st == GBLUR_E_CANCELLED)
+    {
+      double e = max_error (&dst, ref, result.rows_valid);
+      check (e >= 0 && e <= 1.0, "cancel: rows [0, rows_valid) wrong, max error %g", e);
+    }
+  free (ref);
+  free (src.data);
+  free (dst.data);
+  gblur_engine_free (engine);
+}
+
+/* Each bad input gives its status and a message, and leaves dst untouched. */
+static void
+expect_error (gblur_engine *engine, const gblur_image *src, gblur_image *dst,
+              const gblur_params *params, gblur_status want, const char *what)
+{
+  unsigned char *before = NULL;
+  size_t         size = 0;
+  gblur_status   st;
+  int            untouched = 1;
+
+  if (dst && dst->data && dst->height > 0 && dst->stride > 0 && dst->stride < (1u << 20))
+    {
+      size = dst->stride * (size_t) dst->height;
+      before = malloc (size);
+      memcpy (before, dst->data, size);
+    }
+  st = gblur_engine_run (engine, src, dst, params, NULL);
+  if (before)
+    {
+      untouched = memcmp (before, dst->data, size) == 0;
+      free (before);
+    }
+  check (st == want && *gblur_engine_last_error (engine) && untouched,
+         "error path '%s': status %s (wanted %s), message '%s', dst untouched %d", what,
+         gblur_status_name (st), gblur_status_name (want), gblur_engine_last_error (engine),
+         untouched);
+}
+
+static void
+test_errors (void)
+{
+  gblur_engine *engine = new_engine (0, 2);
+  gblur_image   src = make_image (16, 9, 3, GBLUR_U8, 0, 0);
+  gblur_image   dst = make_poisoned_like (&src, 0);
+  gblur_params  ok = { 2.0, 0, NULL, NULL };
+  gblur_image   bad;
+  gblur_params  p;
+  static const double bad_sigmas[] = { 0.0, 0.0999, -1.0, 500.01, 1e9 };
+
+  for (size_t i = 0; i < sizeof bad_sigmas / sizeof bad_sigmas[0]; i++)
+    {
+      p = ok;
+      p.sigma = bad_sigmas[i];
+      expect_error (engine, &src, &dst, &p, GBLUR_E_SIGMA, "sigma out of range");
+    }
+  p = ok; p.sigma = NAN;
+  expect_error (engine, &src, &dst, &p, GBLUR_E_SIGMA, "sigma NaN");
+  p = ok; p.sigma = INFINITY;
+  expect_error (engine, &src, &dst, &p, GBLUR_E_SIGMA, "sigma inf");
+
+  expect_error (engine, NULL, &dst, &ok, GBLUR_E_INVALID, "NULL source");
+  expect_error (engine, &src, NULL, &ok, GBLUR_E_INVALID, "NULL destination");
+  expect_error (engine, &src, &dst, NULL, GBLUR_E_INVALID, "NULL params");
+  bad = src; bad.data = NULL;
+  expect_error (engine, &bad, &dst, &ok, GBLUR_E_INVALID, "NULL source data");
+  bad = src; bad.width = 0;
+  expect_error (engine, &bad, &dst, &ok, GBLUR_E_INVALID, "zero width");
+  bad = src; bad.height = -3;
+  expect_error (engine, &bad, &dst, &ok, GBLUR_E_INVALID, "negative height");
+  bad = src; bad.channels = 0;
+  expect_error (engine, &bad, &dst, &ok, GBLUR_E_FORMAT, "0 channels");
+  bad = src; bad.channels = 5;
+  expect_error (engine, &bad, &dst, &ok, GBLUR_E_FORMAT, "5 channels");
+  bad = src; bad.sample = (gblur_sample) 9;
+  expect_error (engine, &bad, &dst, &ok, GBLUR_E_FORMAT, "unknown sample type");
+  bad = src; bad.stride = 47;
+  expect_error (engine, &bad, &dst, &ok, GBLUR_E_INVALID, "stride smaller than a row");
+  bad = dst; bad.width = 15;
+  expect_error (engine, &src, &bad, &ok, GBLUR_E_INVALID, "size mismatch");
+  bad = dst; bad.sample = GBLUR_U16; bad.width = 8;
+  expect_error (engine, &src, &bad, &ok, GBLUR_E_INVALID, "sample mismatch");
+  expect_error (engine, &src, &src, &ok, GBLUR_E_INVALID, "in place");
+  bad = dst; bad.data = (unsigned char *) src.data + 5;
+  bad.height = 1;
+  {
+    gblur_image s1 = src; s1.height = 1;
+    expect_error (engine, &s1, &bad, &ok, GBLUR_E_INVALID, "overlapping buffers");
+  }
+  p = ok; p.flags = 1u << 7;
+  expect_error (engine, &src, &dst, &p, GBLUR_E_INVALID, "unknown option bits");
+  {
+    gblur_image f = make_image (4, 4, 2, GBLUR_F32, 0, 0);
+    gblur_image fd = make_poisoned_like (&f, 0);
+    p = ok; p.flags = GBLUR_LINEAR_LIGHT;
+    expect_error (engine, &f, &fd, &p, GBLUR_E_FORMAT, "linear light on float");
+    free (f.data);
+    free (fd.data);
+  }
+  {
+    gblur_image g = make_image (4, 4, 1, GBLUR_U8, 0, 0);
+    gblur_image gd = make_poisoned_like (&g, 0);
+    p = ok; p.flags = GBLUR_PREMULTIPLY_ALPHA;
+    expect_error (engine, &g, &gd, &p, GBLUR_E_FORMAT, "alpha on one channel");
+    free (g.data);
+    free (gd.data);
+  }
+  check (gblur_engine_run (NULL, &src, &dst, &ok, NULL) == GBLUR_E_INVALID, "NULL engine");
+  gblur_engine_free (engine);
+
+  /* A memory limit too small for the radius. */
+  engine = new_engine (4096, 1);
+  {
+    gblur_image big = make_image (400, 400, 4, GBLUR_F32, 0, 0);
+    gblur_image bd = make_poisoned_like (&big, 0);
+    p = ok; p.sigma = 200;
+    expect_error (engine, &big, &bd, &p, GBLUR_E_NOMEM, "memory limit too small");
+    free (big.data);
+    free (bd.data);
+  }
+  gblur_engine_free (engine);
+
+  /* Device-resident runs need CUDA. */
+  if (backend == GBLUR_BACKEND_CPU)
+    {
+      engine = new_engine (0, 1);
+      check (gblur_engine_run_device (engine, &src, &dst, &ok) == GBLUR_E_BACKEND
+               && *gblur_engine_last_error (engine),
+             "run_device on the CPU backend must fail cleanly");
+      check (strncmp (gblur_engine_describe (engine), "CPU, 1 thread", 13) == 0,
+             "describe: '%s'", gblur_engine_describe (engine));
+      {
+        unsigned char *buf = gblur_engine_alloc_host (engine, 1 << 20);
+        check (buf != NULL, "alloc_host");
+        if (buf)
+          {
+            memset (buf, 1, 1 << 20);
+            gblur_engine_free_host (engine, buf);
+          }
+      }
+      gblur_engine_free (engine);
+    }
+
+  /* The environment variable. */
+  {
+    gblur_status st;
+    char         msg[200];
+    setenv ("GBLUR_BACKEND", "gpu-please", 1);
+    engine = gblur_engine_new (NULL, &st, msg, sizeof msg);
+    check (engine == NULL && st == GBLUR_E_INVALID && *msg, "bad GBLUR_BACKEND: '%s'", msg);
+    gblur_engine_free (engine);
+    setenv ("GBLUR_BACKEND", "cpu", 1);
+    engine = gblur_engine_new (NULL, &st, msg, sizeof msg);
+    check (engine && gblur_engine_backend (engine) == GBLUR_BACKEND_CPU
+             && *gblur_engine_cuda_unavailable_reason (engine),
+           "GBLUR_BACKEND=cpu forces the CPU");
+    gblur_engine_free (engine);
+    unsetenv ("GBLUR_BACKEND");
+  }
+  free (src.data);
+  free (dst.data);
+}
+
+#ifdef HAVE_CUDA
+/* Device-resident images and agreement with the CPU backend. */
+static void
+test_cuda_specific (gblur_engine *engine)
+{
+  gblur_config  cpu_config = { GBLUR_BACKEND_CPU, 0, 0, 1 };
+  gblur_engine *cpu = gblur_engine_new (&cpu_config, NULL, NULL, 0);
+  static const double sigmas[] = { 0.5, 2, 9, 40 };
+
+  for (size_t i = 0; i < sizeof sigmas / sizeof sigmas[0]; i++)
+    for (int c = 1; c <= 4; c++)
+      {
+        unsigned     flags = c == 2 || c == 4 ? GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA : GBLUR_LINEAR_LIGHT;
+        gblur_image  src = make_image (333, 217, c, GBLUR_U8, 0, 0);
+        gblur_image  out_gpu = make_poisoned_like (&src, 0);
+        gblur_image  out_cpu = make_poisoned_like (&src, 0);
+        gblur_image  out_dev = make_poisoned_like (&src, 0);
+        gblur_params params = { sigmas[i], flags, NULL, NULL };
+        size_t       size = src.stride * src.height;
+        void        *d_src = NULL, *d_dst = NULL;
+        int          worst = 0, worst_dev = 0;
+
+        gblur_engine_run (engine, &src, &out_gpu, &params, NULL);
+        gblur_engine_run (cpu, &src, &out_cpu, &params, NULL);
+        if (cudaMalloc (&d_src, size) == cudaSuccess && cudaMalloc (&d_dst, size) == cudaSuccess)
+          {
+            gblur_image ds = src, dd = src;
+            ds.data = d_src;
+            dd.data = d_dst;
+            cudaMemcpy (d_src, src.data, size, cudaMemcpyHostToDevice);
+            gblur_status st = gblur_engine_run_device (engine, &ds, &dd, &params);
+            check (st == GBLUR_OK, "run_device: %s", gblur_engine_last_error (engine));
+            cudaMemcpy (out_dev.data, d_dst, size, cudaMemcpyDeviceToHost);
+          }
+        else
+          check (0, "cudaMalloc for the device-resident test");
+        cudaFree (d_src);
+        cudaFree (d_dst);
+        for (size_t k = 0; k < size; k++)
+          {
+            int d = abs (((unsigned char *) out_gpu.data)[k] - ((unsigned char *) out_cpu.data)[k]);
+            int dd = abs (((unsigned char *) out_dev.data)[k] - ((unsigned char *) out_gpu.data)[k]);
+            worst = d > worst ? d : worst;
+            worst_dev = dd > worst_dev ? dd : worst_dev;
+          }
+        check (worst <= 1, "CUDA vs CPU c%d sigma %g: differ by %d LSB", c, sigmas[i], worst);
+        check (worst_dev == 0, "device-resident vs host-to-host c%d sigma %g: differ by %d", c,
+               sigmas[i], worst_dev);
+        free (src.data);
+        free (out_gpu.data);
+        free (out_cpu.data);
+        free (out_dev.data);
+      }
+  {
+    void *pinned = gblur_engine_alloc_host (engine, 1 << 20);
+    cudaPointerAttributes attr;
+    check (pinned && cudaPointerGetAttributes (&attr, pinned) == cudaSuccess
+             && attr.type == cudaMemoryTypeHost,
+           "alloc_host returns pinned memory on the CUDA backend");
+    gblur_engine_free_host (engine, pinned);
+  }
+  gblur_engine_free (cpu);
+}
+#endif
+
+int
+main (int argc, char **argv)
+{
+  const char *seed_env = getenv ("GBLUR_TEST_SEED");
+  uint64_t    seed = seed_env ? strtoull (seed_env, NULL, 0) : (uint64_t) time (NULL);
+
+  for (int i = 1; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--backend") == 0 && i + 1 < argc)
+        {
+          i++;
+          backend = strcmp (argv[i], "cuda") == 0 ? GBLUR_BACKEND_CUDA : GBLUR_BACKEND_CPU;
+        }
+      else if (strcmp (argv[i], "--quick") == 0)
+        quick = 1;
+      else
+        {
+          fprintf (stderr, "usage: %s [--backend cpu|cuda] [--quick]\n", argv[0]);
+          return 2;
+        }
+    }
+  rng_state = seed ? seed : 1;
+  unsetenv ("GBLUR_BACKEND");
+  printf ("engine tests, backend %s, seed %llu (GBLUR_TEST_SEED to repeat)\n",
+          backend == GBLUR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long) seed);
+
+  if (backend == GBLUR_BACKEND_CUDA)
+    {
+      gblur_config  config = { GBLUR_BACKEND_CUDA, 0, 0, 1 };
+      gblur_status  st;
+      char          msg[300];
+      gblur_engine *probe = gblur_engine_new (&config, &st, msg, sizeof msg);
+      if (!probe)
+        {
+          printf ("skipped: no CUDA device (%s)\n", msg);
+          printf ("0 passed, 0 failed, 1 skipped\n");
+          return 77;
+        }
+      printf ("device: %s\n", gblur_engine_describe (probe));
+      gblur_engine_free (probe);
+    }
+
+  {
+    gblur_engine *engine = new_engine (0, 0);
+    printf ("backend in use: %s\n", gblur_engine_describe (engine));
+    test_matrix (engine);
+#ifdef HAVE_CUDA
+    if (backend == GBLUR_BACKEND_CUDA)
+      test_cuda_specific (engine);
+#endif
+    gblur_engine_free (engine);
+  }
+  test_tiling ();
+  test_progress_and_cancel ();
+  test_errors ();
+
+  printf ("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
