@@ -104,14 +104,17 @@ gblur_cpu_new (int threads)
   for (int i = 1; i < cpu->threads; i++)
     {
       worker_arg *arg = malloc (sizeof *arg);
+      if (arg)
+        {
+          arg->cpu = cpu;
+          arg->index = i;
+        }
       if (!arg || pthread_create (&cpu->workers[i - 1], NULL, worker_main, arg) != 0)
         {
           free (arg);
           cpu->threads = i; /* run with the workers we have */
           break;
         }
-      arg->cpu = cpu;
-      arg->index = i;
     }
   return cpu;
 }

@@ -26,7 +26,6 @@ struct TileArgs {
   const unsigned char *src;   /* region origin: image (reg_y0, reg_x0) */
   size_t               src_pitch;
   int                  reg_x0, reg_y0, reg_w, reg_h;
-  int                  img_w, img_h;
   int                  out_x0, out_y0, out_w, out_h;
   float               *mid;   /* out_h rows x reg_w pixels */
   size_t               mid_pitch;
@@ -131,6 +130,22 @@ store_pixel (const TileArgs &a, float px[C], T *out)
 
 __device__ __forceinline__ int clampi (int v, int lo, int hi) { return min (max (v, lo), hi); }
 
+/* Clamp-to-edge, expressed on the tile's region: the region holds every row
+ * and column a valid output needs (including the image edge when the kernel
+ * reaches past it), so clamping into the region is clamping to the edge for
+ * those, and keeps the loads of idle threads in bounds. */
+__device__ __forceinline__ int
+region_row (const TileArgs &a, int image_y)
+{
+  return clampi (image_y, a.reg_y0, a.reg_y0 + a.reg_h - 1);
+}
+
+__device__ __forceinline__ int
+region_col (const TileArgs &a, int image_x)
+{
+  return clampi (image_x, a.reg_x0, a.reg_x0 + a.reg_w - 1) - a.reg_x0;
+}
+
 /* ---- vertical pass ---- */
 
 template <typename T, int C>
@@ -152,8 +167,8 @@ vertical_direct (TileArgs a)
   for (int k = 1; k <= a.r; k++)
     {
       float wk = __ldg (&a.w[k]);
-      load_pixel<T, C> (a, max (iy - k, 0), x, up);
-      load_pixel<T, C> (a, min (iy + k, a.img_h - 1), x, down);
+      load_pixel<T, C> (a, region_row (a, iy - k), x, up);
+      load_pixel<T, C> (a, region_row (a, iy + k), x, down);
 #pragma unroll
       for (int c = 0; c < C; c++)
         acc[c] += wk * (up[c] + down[c]);
@@ -179,7 +194,7 @@ vertical_tiled (TileArgs a)
   for (int i = threadIdx.y; i < rows; i += V_BLOCK_Y)
     {
       float px[C];
-      int   iy = clampi (a.out_y0 + y0 - a.r + i, 0, a.img_h - 1);
+      int   iy = region_row (a, a.out_y0 + y0 - a.r + i);
       load_pixel<T, C> (a, iy, xs, px);
 #pragma unroll
       for (int c = 0; c < C; c++)
@@ -218,7 +233,7 @@ vertical_tiled (TileArgs a)
 __device__ __forceinline__ const float *
 mid_pixel (const TileArgs &a, int y, int image_x, int C)
 {
-  int rx = clampi (image_x, 0, a.img_w - 1) - a.reg_x0;
+  int rx = region_col (a, image_x);
   return (const float *) ((const char *) a.mid + (size_t) y * a.mid_pitch) + (size_t) rx * C;
 }
 
@@ -505,8 +520,6 @@ fill_args (gblur_cuda *cuda, const gblur_job *job, const gblur_tile *t, TileArgs
   a->reg_y0 = t->reg_y0;
   a->reg_w = t->reg_w;
   a->reg_h = t->reg_h;
-  a->img_w = job->src->width;
-  a->img_h = job->src->height;
   a->out_x0 = t->out_x0;
   a->out_y0 = t->out_y0;
   a->out_w = t->out_w;

@@ -501,7 +501,7 @@ test_cuda_specific (gblur_engine *engine)
       }
   {
     void *pinned = gblur_engine_alloc_host (engine, 1 << 20);
-    cudaPointerAttributes attr;
+    struct cudaPointerAttributes attr;
     check (pinned && cudaPointerGetAttributes (&attr, pinned) == cudaSuccess
              && attr.type == cudaMemoryTypeHost,
            "alloc_host returns pinned memory on the CUDA backend");
