@@ -101,40 +101,42 @@ max_int (int a, int b)
 }
 
 void
-gblur_tile_at (int width, int height, int radius, const gblur_tiling *tiling,
+gblur_tile_at (const gblur_geometry *geo, const gblur_tiling *tiling,
                int tx, int ty, gblur_tile *tile)
 {
-  tile->out_x0 = tx * tiling->tile_w;
-  tile->out_y0 = ty * tiling->tile_h;
-  tile->out_w = min_int (tiling->tile_w, width - tile->out_x0);
-  tile->out_h = min_int (tiling->tile_h, height - tile->out_y0);
-  tile->reg_x0 = max_int (0, tile->out_x0 - radius);
-  tile->reg_y0 = max_int (0, tile->out_y0 - radius);
-  tile->reg_w = min_int (width, tile->out_x0 + tile->out_w + radius) - tile->reg_x0;
-  tile->reg_h = min_int (height, tile->out_y0 + tile->out_h + radius) - tile->reg_y0;
+  const int r = geo->radius;
+
+  tile->out_x0 = geo->win_x + tx * tiling->tile_w;
+  tile->out_y0 = geo->win_y + ty * tiling->tile_h;
+  tile->out_w = min_int (tiling->tile_w, geo->win_x + geo->win_w - tile->out_x0);
+  tile->out_h = min_int (tiling->tile_h, geo->win_y + geo->win_h - tile->out_y0);
+  tile->reg_x0 = max_int (0, tile->out_x0 - r);
+  tile->reg_y0 = max_int (0, tile->out_y0 - r);
+  tile->reg_w = min_int (geo->img_w, tile->out_x0 + tile->out_w + r) - tile->reg_x0;
+  tile->reg_h = min_int (geo->img_h, tile->out_y0 + tile->out_h + r) - tile->reg_y0;
 }
 
 static size_t
-tile_bytes (int width, int height, int radius, int tile_w, int tile_h,
+tile_bytes (const gblur_geometry *geo, int tile_w, int tile_h,
             size_t reg_elem, size_t mid_elem, size_t out_elem)
 {
-  size_t reg_cols = (size_t) min_int (width, tile_w + 2 * radius);
-  size_t reg_rows = (size_t) min_int (height, tile_h + 2 * radius);
+  size_t reg_cols = (size_t) min_int (geo->img_w, tile_w + 2 * geo->radius);
+  size_t reg_rows = (size_t) min_int (geo->img_h, tile_h + 2 * geo->radius);
 
   return reg_rows * reg_cols * reg_elem + (size_t) tile_h * reg_cols * mid_elem
          + (size_t) tile_h * tile_w * out_elem;
 }
 
 int
-gblur_fit_tile_height (int width, int height, int radius, int tile_w, int max_h,
+gblur_fit_tile_height (const gblur_geometry *geo, int tile_w, int max_h,
                        size_t budget, size_t reg_elem, size_t mid_elem, size_t out_elem)
 {
-  int lo = 0, hi = min_int (max_h, height);
+  int lo = 0, hi = min_int (max_h, geo->win_h);
 
   while (lo < hi) /* largest h in [0, hi] that fits */
     {
       int mid = lo + (hi - lo + 1) / 2;
-      if (tile_bytes (width, height, radius, tile_w, mid, reg_elem, mid_elem, out_elem) <= budget)
+      if (tile_bytes (geo, tile_w, mid, reg_elem, mid_elem, out_elem) <= budget)
         lo = mid;
       else
         hi = mid - 1;

@@ -348,8 +348,8 @@ blur_tile (const cpu_run *run, const gblur_tile *t, float *region, float *line, 
       }
 
       store_row (out, t->out_w, c, job->flags, dst->sample, run->srgb,
-                 (unsigned char *) dst->data + (size_t) y * dst->stride
-                 + (size_t) t->out_x0 * c * sample_bytes);
+                 (unsigned char *) dst->data + (size_t) (y - job->geo.win_y) * dst->stride
+                 + (size_t) (t->out_x0 - job->geo.win_x) * c * sample_bytes);
     }
 }
 
@@ -370,8 +370,7 @@ run_stripe_worker (void *data, int worker)
       pthread_mutex_unlock (&run->lock);
       if (tx >= run->tiles_x)
         break;
-      gblur_tile_at (run->job->src->width, run->job->src->height, run->job->radius,
-                     &run->tiling, tx, run->stripe, &tile);
+      gblur_tile_at (&run->job->geo, &run->tiling, tx, run->stripe, &tile);
       blur_tile (run, &tile, run->region[worker], run->line[worker], run->out[worker]);
     }
 }
@@ -381,7 +380,7 @@ run_stripe_worker (void *data, int worker)
 static int
 plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling)
 {
-  const int    W = job->src->width, H = job->src->height, r = job->radius;
+  const int    W = job->geo.win_w, r = job->radius;
   const size_t c = (size_t) job->src->channels;
   const size_t budget = job->memory_limit / (size_t) threads;
   int          tile_w = (W + threads - 1) / threads;
@@ -392,7 +391,7 @@ plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling)
       /* region floats + line + output floats per worker */
       size_t line_bytes = ((size_t) tile_w + 2 * (size_t) r) * c * sizeof (float);
       int    h = line_bytes * 2 <= budget
-                   ? gblur_fit_tile_height (W, H, r, tile_w, want_h, budget - line_bytes * 2,
+                   ? gblur_fit_tile_height (&job->geo, tile_w, want_h, budget - line_bytes * 2,
                                             c * sizeof (float), 0, 0)
                    : 0;
       if (h > 0)
@@ -410,7 +409,8 @@ plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling)
 gblur_status
 gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
 {
-  const int    W = job->src->width, H = job->src->height, r = job->radius;
+  const int    W = job->geo.win_w, H = job->geo.win_h, r = job->radius;
+  const int    img_w = job->geo.img_w, img_h = job->geo.img_h;
   const size_t c = (size_t) job->src->channels;
   const int    threads = cpu->threads;
   cpu_run      run;
@@ -441,8 +441,8 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
     status = GBLUR_E_NOMEM;
   for (int i = 0; status == GBLUR_OK && i < run.workers; i++)
     {
-      size_t reg_rows = (size_t) (run.tiling.tile_h + 2 * r < H ? run.tiling.tile_h + 2 * r : H);
-      size_t reg_cols = (size_t) (run.tiling.tile_w + 2 * r < W ? run.tiling.tile_w + 2 * r : W);
+      size_t reg_rows = (size_t) (run.tiling.tile_h + 2 * r < img_h ? run.tiling.tile_h + 2 * r : img_h);
+      size_t reg_cols = (size_t) (run.tiling.tile_w + 2 * r < img_w ? run.tiling.tile_w + 2 * r : img_w);
       run.region[i] = malloc (reg_rows * reg_cols * c * sizeof (float));
       run.line[i] = malloc (((size_t) run.tiling.tile_w + 2 * (size_t) r) * c * sizeof (float));
       run.out[i] = malloc ((size_t) run.tiling.tile_w * c * sizeof (float));

@@ -536,11 +536,10 @@ static int
 plan (const gblur_job *job, size_t budget, size_t reg_elem, size_t mid_elem, size_t out_elem,
       int max_h, gblur_tiling *tiling)
 {
-  int tile_w = job->src->width;
+  int tile_w = job->geo.win_w;
   for (;;)
     {
-      int h = gblur_fit_tile_height (job->src->width, job->src->height, job->radius, tile_w,
-                                     max_h, budget, reg_elem, mid_elem, out_elem);
+      int h = gblur_fit_tile_height (&job->geo, tile_w, max_h, budget, reg_elem, mid_elem, out_elem);
       if (h > 0)
         {
           tiling->tile_w = tile_w;
@@ -558,7 +557,8 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
 {
   const gblur_image *src = job->src;
   gblur_image       *dst = job->dst;
-  const int          W = src->width, H = src->height, C = src->channels;
+  const int          W = job->geo.win_w, H = job->geo.win_h, C = src->channels;
+  const int          img_w = job->geo.img_w, img_h = job->geo.img_h;
   const size_t       bytes = gblur_sample_size (src->sample);
   gblur_tiling       tiling;
   int                tiles_x, tiles_y, ntiles, completed = 0;
@@ -584,8 +584,8 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
   CHECK (cudaMemcpy (cuda->weights, job->weights, (job->radius + 1) * sizeof (float),
                      cudaMemcpyHostToDevice));
   {
-    int    reg_cols = tiling.tile_w + 2 * job->radius < W ? tiling.tile_w + 2 * job->radius : W;
-    int    reg_rows = tiling.tile_h + 2 * job->radius < H ? tiling.tile_h + 2 * job->radius : H;
+    int    reg_cols = tiling.tile_w + 2 * job->radius < img_w ? tiling.tile_w + 2 * job->radius : img_w;
+    int    reg_rows = tiling.tile_h + 2 * job->radius < img_h ? tiling.tile_h + 2 * job->radius : img_h;
     for (int s = 0; s < SETS && s < ntiles; s++)
       {
         CHECK (reserve (&cuda->region[s], &cuda->region_cap[s], (size_t) reg_rows * reg_cols * C * bytes));
@@ -631,7 +631,7 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
       gblur_tile   t;
       TileArgs     a;
       cudaStream_t st = cuda->stream[s];
-      gblur_tile_at (W, H, job->radius, &tiling, i % tiles_x, i / tiles_x, &t);
+      gblur_tile_at (&job->geo, &tiling, i % tiles_x, i / tiles_x, &t);
       fill_args (cuda, job, &t, &a);
       a.src = (const unsigned char *) cuda->region[s];
       a.src_pitch = (size_t) t.reg_w * C * bytes;
@@ -644,8 +644,8 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
                                   + (size_t) t.reg_x0 * C * bytes,
                                 src->stride, a.src_pitch, t.reg_h, cudaMemcpyHostToDevice, st));
       CHECK (launch_tile (a, src->sample, C, st));
-      CHECK (cudaMemcpy2DAsync ((unsigned char *) dst->data + (size_t) t.out_y0 * dst->stride
-                                  + (size_t) t.out_x0 * C * bytes,
+      CHECK (cudaMemcpy2DAsync ((unsigned char *) dst->data + (size_t) (t.out_y0 - job->geo.win_y) * dst->stride
+                                  + (size_t) (t.out_x0 - job->geo.win_x) * C * bytes,
                                 dst->stride, cuda->out[s], a.dst_pitch, a.dst_pitch, t.out_h,
                                 cudaMemcpyDeviceToHost, st));
       CHECK (cudaEventRecord (cuda->done[s], st));
@@ -667,7 +667,8 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
 {
   const gblur_image *src = job->src;
   gblur_image       *dst = job->dst;
-  const int          W = src->width, H = src->height, C = src->channels;
+  const int          W = job->geo.win_w, H = job->geo.win_h, C = src->channels;
+  const int          img_w = job->geo.img_w;
   const size_t       bytes = gblur_sample_size (src->sample);
   gblur_tiling       tiling;
   cudaStream_t       st = cuda->stream[0];
@@ -680,7 +681,7 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
       return GBLUR_E_NOMEM;
     }
   {
-    int reg_cols = tiling.tile_w + 2 * job->radius < W ? tiling.tile_w + 2 * job->radius : W;
+    int reg_cols = tiling.tile_w + 2 * job->radius < img_w ? tiling.tile_w + 2 * job->radius : img_w;
     CHECK (cudaSetDevice (cuda->device));
     CHECK (reserve (&cuda->mid[0], &cuda->mid_cap[0], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)));
     CHECK (cudaMemcpyAsync (cuda->weights, job->weights, (job->radius + 1) * sizeof (float),
@@ -691,15 +692,15 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
       {
         gblur_tile t;
         TileArgs   a;
-        gblur_tile_at (W, H, job->radius, &tiling, tx, ty, &t);
+        gblur_tile_at (&job->geo, &tiling, tx, ty, &t);
         fill_args (cuda, job, &t, &a);
         a.src = (const unsigned char *) src->data + (size_t) t.reg_y0 * src->stride
                 + (size_t) t.reg_x0 * C * bytes;
         a.src_pitch = src->stride;
         a.mid = (float *) cuda->mid[0];
         a.mid_pitch = (size_t) t.reg_w * C * sizeof (float);
-        a.dst = (unsigned char *) dst->data + (size_t) t.out_y0 * dst->stride
-                + (size_t) t.out_x0 * C * bytes;
+        a.dst = (unsigned char *) dst->data + (size_t) (t.out_y0 - job->geo.win_y) * dst->stride
+                + (size_t) (t.out_x0 - job->geo.win_x) * C * bytes;
         a.dst_pitch = dst->stride;
         CHECK (launch_tile (a, src->sample, C, st));
       }

@@ -226,8 +226,8 @@ image_span (const gblur_image *img)
 }
 
 static gblur_status
-check_call (gblur_engine *engine, const gblur_image *src, const gblur_image *dst,
-            const gblur_params *params)
+check_call (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
+            const gblur_image *dst, const gblur_params *params)
 {
   gblur_status status;
   uintptr_t    s0, s1, d0, d1;
@@ -246,10 +246,15 @@ check_call (gblur_engine *engine, const gblur_image *src, const gblur_image *dst
                  GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX);
       return GBLUR_E_SIGMA;
     }
-  if (src->width != dst->width || src->height != dst->height
-      || src->channels != dst->channels || src->sample != dst->sample)
+  if (src->channels != dst->channels || src->sample != dst->sample)
     {
-      set_error (engine, "source and destination differ in size, channels or sample type");
+      set_error (engine, "source and destination differ in channels or sample type");
+      return GBLUR_E_INVALID;
+    }
+  if (src_x < 0 || src_y < 0 || dst->width > src->width - src_x || dst->height > src->height - src_y)
+    {
+      set_error (engine, "the %dx%d window at (%d, %d) does not lie inside the %dx%d source",
+                 dst->width, dst->height, src_x, src_y, src->width, src->height);
       return GBLUR_E_INVALID;
     }
   if (params->flags & ~(unsigned) (GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA))
@@ -280,8 +285,8 @@ check_call (gblur_engine *engine, const gblur_image *src, const gblur_image *dst
 }
 
 static void
-prepare_job (gblur_engine *engine, const gblur_image *src, gblur_image *dst,
-             const gblur_params *params, gblur_job *job)
+prepare_job (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
+             gblur_image *dst, const gblur_params *params, gblur_job *job)
 {
   if (engine->weights_radius < 0 || engine->weights_sigma != params->sigma)
     {
@@ -293,6 +298,13 @@ prepare_job (gblur_engine *engine, const gblur_image *src, gblur_image *dst,
   job->src = src;
   job->dst = dst;
   job->radius = engine->weights_radius;
+  job->geo.img_w = src->width;
+  job->geo.img_h = src->height;
+  job->geo.win_x = src_x;
+  job->geo.win_y = src_y;
+  job->geo.win_w = dst->width;
+  job->geo.win_h = dst->height;
+  job->geo.radius = job->radius;
   job->weights = engine->weights;
   job->flags = params->flags;
   job->memory_limit = engine->memory_limit;
@@ -304,6 +316,20 @@ gblur_status
 gblur_engine_run (gblur_engine *engine, const gblur_image *src, gblur_image *dst,
                   const gblur_params *params, gblur_result *result)
 {
+  if (engine && src && dst && (src->width != dst->width || src->height != dst->height))
+    {
+      if (result)
+        memset (result, 0, sizeof *result);
+      set_error (engine, "source and destination differ in size");
+      return GBLUR_E_INVALID;
+    }
+  return gblur_engine_run_window (engine, src, 0, 0, dst, params, result);
+}
+
+gblur_status
+gblur_engine_run_window (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
+                         gblur_image *dst, const gblur_params *params, gblur_result *result)
+{
   gblur_job    job;
   gblur_status status;
   gblur_result dummy;
@@ -314,9 +340,9 @@ gblur_engine_run (gblur_engine *engine, const gblur_image *src, gblur_image *dst
   if (!engine)
     return GBLUR_E_INVALID;
   engine->last_error[0] = '\0';
-  if ((status = check_call (engine, src, dst, params)) != GBLUR_OK)
+  if ((status = check_call (engine, src, src_x, src_y, dst, params)) != GBLUR_OK)
     return status;
-  prepare_job (engine, src, dst, params, &job);
+  prepare_job (engine, src, src_x, src_y, dst, params, &job);
 
   if (engine->cuda)
     {
@@ -356,9 +382,14 @@ gblur_engine_run_device (gblur_engine *engine, const gblur_image *src, gblur_ima
       set_error (engine, "device-resident images need the CUDA backend (%s)", engine->cuda_reason);
       return GBLUR_E_BACKEND;
     }
-  if ((status = check_call (engine, src, dst, params)) != GBLUR_OK)
+  if (src && dst && (src->width != dst->width || src->height != dst->height))
+    {
+      set_error (engine, "source and destination differ in size");
+      return GBLUR_E_INVALID;
+    }
+  if ((status = check_call (engine, src, 0, 0, dst, params)) != GBLUR_OK)
     return status;
-  prepare_job (engine, src, dst, params, &job);
+  prepare_job (engine, src, 0, 0, dst, params, &job);
   return gblur_cuda_run_device (engine->cuda, &job, engine->last_error, sizeof engine->last_error);
 }
 

@@ -11,10 +11,19 @@ extern "C" {
 #define GBLUR_MAX_RADIUS 1500          /* ceil(3 * GBLUR_SIGMA_MAX) */
 #define GBLUR_DEFAULT_MEMORY_LIMIT ((size_t) 512 << 20)
 
-/* One blur, validated, as the backends receive it. */
+/* Where the output lies: the window [win_x, win_x + win_w) x [win_y, win_y +
+ * win_h) of an img_w x img_h source, blurred with the given radius. */
+typedef struct {
+  int img_w, img_h;
+  int win_x, win_y, win_w, win_h;
+  int radius;
+} gblur_geometry;
+
+/* One blur, validated, as the backends receive it.  dst is win_w x win_h. */
 typedef struct {
   const gblur_image *src;
   gblur_image       *dst;
+  gblur_geometry     geo;
   int                radius;
   const float       *weights;     /* weights[0..radius], symmetric half-kernel */
   unsigned           flags;
@@ -25,25 +34,25 @@ typedef struct {
 } gblur_job;
 
 /* A rectangle of the output and the input region it reads (output grown by
- * the radius, clamped to the image). */
+ * the radius, clamped to the image); all in source image coordinates. */
 typedef struct {
   int out_x0, out_y0, out_w, out_h;
   int reg_x0, reg_y0, reg_w, reg_h;
 } gblur_tile;
 
-/* Tile sizes for an image: tiles are tile_w x tile_h outputs, laid in
- * stripes from the top. */
+/* Tile sizes for a window: tiles are tile_w x tile_h outputs, laid in
+ * stripes from the top of the window. */
 typedef struct {
   int tile_w, tile_h;
 } gblur_tiling;
 
-void gblur_tile_at (int width, int height, int radius, const gblur_tiling *tiling,
+void gblur_tile_at (const gblur_geometry *geo, const gblur_tiling *tiling,
                     int tx, int ty, gblur_tile *tile);
 
 /* Largest tile height (<= max_h) whose bytes fit `budget`, for tiles of width
  * tile_w; bytes(tile) = reg_rows*reg_cols*reg_elem + out_rows*reg_cols*mid_elem
  * + out_rows*tile_w*out_elem.  Returns 0 when even one row does not fit. */
-int  gblur_fit_tile_height (int width, int height, int radius, int tile_w, int max_h,
+int  gblur_fit_tile_height (const gblur_geometry *geo, int tile_w, int max_h,
                             size_t budget, size_t reg_elem, size_t mid_elem,
                             size_t out_elem);
 

@@ -83,7 +83,7 @@ typedef struct {
   void             *user_data;
 } gblur_params;
 
-/* What a run did.  On GBLUR_OK, rows_valid == height.  On cancel or failure,
+/* What a run did.  On GBLUR_OK, rows_valid == dst->height.  On cancel or failure,
  * destination rows [0, rows_valid) hold the final result; the content of the
  * other rows is unspecified (the engine may have written some of them). */
 typedef struct {
@@ -126,6 +126,18 @@ gblur_status  gblur_engine_run (gblur_engine       *engine,
                                 gblur_image        *dst,
                                 const gblur_params *params,
                                 gblur_result       *result /* may be NULL */);
+
+/* Blurs the window of src whose top-left corner is (src_x, src_y) and whose
+ * size is dst's into dst; pixels around the window are read as the halo, so
+ * the result equals the same window of a whole-image blur.  This is what a
+ * selection or a preview needs.  The window must lie inside src. */
+gblur_status  gblur_engine_run_window (gblur_engine       *engine,
+                                       const gblur_image  *src,
+                                       int                 src_x,
+                                       int                 src_y,
+                                       gblur_image        *dst,
+                                       const gblur_params *params,
+                                       gblur_result       *result /* may be NULL */);
 
 /* Both images in device memory (CUDA backend only): for the benchmark and
  * for callers that keep their pixels on the GPU. */

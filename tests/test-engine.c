@@ -244,6 +244,53 @@ test_tiling (void)
     }
 }
 
+/* A window of the source blurred on its own equals that window of the
+ * whole-image blur: the halo around it is read, not clamped. */
+static void
+test_windows (gblur_engine *engine)
+{
+  for (int i = 0; i < (quick ? 8 : 24); i++)
+    {
+      int          w = 1 + (int) (rng () % 120), h = 1 + (int) (rng () % 90);
+      int          c = 1 + (int) (rng () % 4);
+      gblur_sample s = (gblur_sample) (rng () % 3);
+      double       sigma = 0.3 + (double) (rng () % 200) / 10.0;
+      unsigned     flags = (s != GBLUR_F32 && rng () % 2 ? GBLUR_LINEAR_LIGHT : 0)
+                           | (c > 1 && rng () % 2 ? GBLUR_PREMULTIPLY_ALPHA : 0);
+      int          ww = 1 + (int) (rng () % w), wh = 1 + (int) (rng () % h);
+      int          wx = (int) (rng () % (w - ww + 1)), wy = (int) (rng () % (h - wh + 1));
+      gblur_image  src = make_image (w, h, c, s, rng () % 5, (int) (rng () % 2));
+      gblur_image  dst = make_poisoned_like (&src, rng () % 3);
+      double      *ref = malloc ((size_t) w * h * c * sizeof *ref);
+      double      *crop = malloc ((size_t) ww * wh * c * sizeof *crop);
+      gblur_params params = { sigma, flags, NULL, NULL };
+      gblur_result result;
+      gblur_status st;
+
+      dst.width = ww;
+      dst.height = wh;
+      dst.stride = (size_t) ww * c * gblur_sample_size (s) + 2;
+      reference_blur (&src, sigma, flags, ref);
+      for (int y = 0; y < wh; y++)
+        memcpy (crop + (size_t) y * ww * c, ref + ((size_t) (wy + y) * w + wx) * c,
+                (size_t) ww * c * sizeof *crop);
+      st = gblur_engine_run_window (engine, &src, wx, wy, &dst, &params, &result);
+      if (st != GBLUR_OK)
+        check (0, "window: %s", gblur_engine_last_error (engine));
+      else
+        {
+          double e = max_error (&dst, crop, wh);
+          check (e >= 0 && e <= tolerance (s) && result.rows_valid == wh,
+                 "window %dx%d at (%d,%d) of %dx%d c%d %s sigma %g flags %u: max error %g",
+                 ww, wh, wx, wy, w, h, c, sample_name (s), sigma, flags, e);
+        }
+      free (ref);
+      free (crop);
+      free (src.data);
+      free (dst.data);
+    }
+}
+
 typedef struct {
   int calls, last_rows, monotonic, cancel_after;
 } progress_log;
@@ -363,6 +410,21 @@ test_errors (void)
   expect_error (engine, &bad, &dst, &ok, GBLUR_E_INVALID, "stride smaller than a row");
   bad = dst; bad.width = 15;
   expect_error (engine, &src, &bad, &ok, GBLUR_E_INVALID, "size mismatch");
+  {
+    gblur_image win = dst;
+    win.width = 8;
+    win.height = 4;
+    static const int corners[][2] = { { -1, 0 }, { 0, -1 }, { 9, 0 }, { 0, 6 } };
+    for (int i = 0; i < 4; i++)
+      {
+        unsigned char before[16 * 9 * 3];
+        memcpy (before, dst.data, sizeof before);
+        check (gblur_engine_run_window (engine, &src, corners[i][0], corners[i][1], &win, &ok, NULL)
+                 == GBLUR_E_INVALID && memcmp (before, dst.data, sizeof before) == 0
+                 && *gblur_engine_last_error (engine),
+               "window at (%d,%d) outside the source must be rejected", corners[i][0], corners[i][1]);
+      }
+  }
   bad = dst; bad.sample = GBLUR_U16; bad.width = 8;
   expect_error (engine, &src, &bad, &ok, GBLUR_E_INVALID, "sample mismatch");
   expect_error (engine, &src, &src, &ok, GBLUR_E_INVALID, "in place");
@@ -557,6 +619,7 @@ main (int argc, char **argv)
     gblur_engine *engine = new_engine (0, 0);
     printf ("backend in use: %s\n", gblur_engine_describe (engine));
     test_matrix (engine);
+    test_windows (engine);
 #ifdef HAVE_CUDA
     if (backend == GBLUR_BACKEND_CUDA)
       test_cuda_specific (engine);
