@@ -1,0 +1,201 @@
+/* The pixel path shared by both GIMP versions. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+#include <libgimp/gimp.h>
+
+#include "blur-drawable.h"
+
+G_DEFINE_QUARK (cuda-gaussian-blur-error-quark, blur_error)
+
+gboolean
+blur_check_arguments (gdouble sigma, gboolean drawable_valid, gboolean is_group,
+                      gboolean is_indexed, GError **error)
+{
+  if (!(sigma >= GBLUR_SIGMA_MIN && sigma <= GBLUR_SIGMA_MAX)) /* NaN fails too */
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
+                   _("Sigma must be between %g and %g pixels (got %g)."),
+                   GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX, sigma);
+      return FALSE;
+    }
+  if (!drawable_valid)
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
+                   _("No valid drawable was given."));
+      return FALSE;
+    }
+  if (is_group)
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                   _("Cannot blur a layer group: select one of its layers."));
+      return FALSE;
+    }
+  if (is_indexed)
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                   _("Cannot blur an indexed image: convert it to RGB or grayscale first."));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gblur_engine *
+blur_engine_new (GError **error)
+{
+  gblur_status  status;
+  char          msg[300];
+  gblur_engine *engine = gblur_engine_new (NULL, &status, msg, sizeof msg);
+
+  if (!engine)
+    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                 _("The blur engine could not start: %s"), msg);
+  else if (g_getenv ("CUDA_GBLUR_VERBOSE"))
+    g_printerr ("cuda-gaussian-blur: backend %s%s%s\n", gblur_engine_describe (engine),
+                *gblur_engine_cuda_unavailable_reason (engine) ? " — " : "",
+                gblur_engine_cuda_unavailable_reason (engine));
+  return engine;
+}
+
+/* How the engine sees the drawable's pixels. */
+typedef struct {
+  const Babl  *format;   /* what GEGL converts to and from */
+  gblur_sample sample;
+  int          channels;
+  unsigned     flags;
+} PixelLayout;
+
+/* 8- and 16-bit data travel in their own precision with the sRGB curve (the
+ * engine decodes it when blurring in linear light), so 8-bit gray moves one
+ * byte per pixel.  Everything else travels as float, already linear when
+ * asked.  Alpha is straight in GEGL's formats: the engine premultiplies. */
+static gboolean
+choose_layout (const Babl *drawable_format, gboolean linear, PixelLayout *layout, GError **error)
+{
+  const Babl *type;
+  gboolean    alpha;
+  int         colors;
+  const char *model, *type_name;
+  gchar      *name;
+
+  if (babl_format_is_palette (drawable_format))
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                   _("Cannot blur an indexed image: convert it to RGB or grayscale first."));
+      return FALSE;
+    }
+  type = babl_format_get_type (drawable_format, 0);
+  alpha = babl_format_has_alpha (drawable_format);
+  colors = babl_format_get_n_components (drawable_format) - (alpha ? 1 : 0);
+
+  if (type == babl_type ("u8"))
+    layout->sample = GBLUR_U8, type_name = "u8";
+  else if (type == babl_type ("u16"))
+    layout->sample = GBLUR_U16, type_name = "u16";
+  else
+    layout->sample = GBLUR_F32, type_name = "float";
+
+  if (layout->sample == GBLUR_F32 && linear)
+    model = colors == 1 ? (alpha ? "YA" : "Y") : (alpha ? "RGBA" : "RGB");
+  else
+    model = colors == 1 ? (alpha ? "Y'A" : "Y'") : (alpha ? "R'G'B'A" : "R'G'B'");
+
+  name = g_strdup_printf ("%s %s", model, type_name);
+  layout->format = babl_format_with_space (name, drawable_format);
+  g_free (name);
+  layout->channels = (colors == 1 ? 1 : 3) + (alpha ? 1 : 0);
+  layout->flags = (linear && layout->sample != GBLUR_F32 ? GBLUR_LINEAR_LIGHT : 0)
+                  | (alpha ? GBLUR_PREMULTIPLY_ALPHA : 0);
+  return TRUE;
+}
+
+typedef struct {
+  BlurProgressFunc func;
+  gpointer         data;
+} ProgressRelay;
+
+/* The engine reports rows; the blur is the middle 80% of the bar (reading
+ * and writing the pixels are the rest). */
+static int
+relay_progress (int rows_done, int rows_total, void *user_data)
+{
+  ProgressRelay *relay = user_data;
+  if (relay->func)
+    relay->func (0.1 + 0.8 * rows_done / (double) rows_total, relay->data);
+  return 0;
+}
+
+gboolean
+blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
+             const Babl *drawable_format, gint x, gint y, gint width, gint height,
+             gdouble sigma, gboolean linear, BlurProgressFunc progress,
+             gpointer progress_data, GError **error)
+{
+  const GeglRectangle *extent = gegl_buffer_get_extent (buffer);
+  PixelLayout          layout;
+  GeglRectangle        roi = { x, y, width, height };
+  GeglRectangle        halo;
+  gint                 r = gblur_radius (sigma);
+  gint                 bpp;
+  gblur_image          src, dst;
+  gblur_params         params;
+  gblur_result         result;
+  ProgressRelay        relay = { progress, progress_data };
+  gblur_status         status;
+  gboolean             ok = FALSE;
+
+  if (!choose_layout (drawable_format, linear, &layout, error))
+    return FALSE;
+  bpp = babl_format_get_bytes_per_pixel (layout.format);
+
+  /* The halo: the radius around the selection bounds, inside the drawable
+   * (beyond its edges the engine clamps, as a whole-image blur would). */
+  halo.x = MAX (extent->x, x - r);
+  halo.y = MAX (extent->y, y - r);
+  halo.width = MIN (extent->x + extent->width, x + width + r) - halo.x;
+  halo.height = MIN (extent->y + extent->height, y + height + r) - halo.y;
+
+  src = (gblur_image) { NULL, (size_t) halo.width * bpp, halo.width, halo.height,
+                        layout.channels, layout.sample };
+  dst = (gblur_image) { NULL, (size_t) width * bpp, width, height,
+                        layout.channels, layout.sample };
+  src.data = gblur_engine_alloc_host (engine, src.stride * halo.height);
+  dst.data = gblur_engine_alloc_host (engine, dst.stride * height);
+  if (!src.data || !dst.data)
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                   _("Not enough memory for a %d×%d image."), halo.width, halo.height);
+      goto out;
+    }
+
+  if (progress)
+    progress (0.0, progress_data);
+  gegl_buffer_get (buffer, &halo, 1.0, layout.format, src.data, src.stride, GEGL_ABYSS_CLAMP);
+  if (progress)
+    progress (0.1, progress_data);
+
+  params = (gblur_params) { sigma, layout.flags, relay_progress, &relay };
+  status = gblur_engine_run_window (engine, &src, x - halo.x, y - halo.y, &dst, &params, &result);
+  if (status != GBLUR_OK)
+    {
+      g_set_error (error, BLUR_ERROR,
+                   status == GBLUR_E_SIGMA ? BLUR_CALLING_ERROR : BLUR_EXECUTION_ERROR,
+                   _("The blur failed: %s"), gblur_engine_last_error (engine));
+      goto out;
+    }
+  if (result.fell_back_to_cpu)
+    g_printerr ("cuda-gaussian-blur: the GPU failed; the CPU finished the blur\n");
+
+  gegl_buffer_set (shadow, &roi, 0, layout.format, dst.data, dst.stride);
+  if (progress)
+    progress (1.0, progress_data);
+  ok = TRUE;
+
+out:
+  gblur_engine_free_host (engine, src.data);
+  gblur_engine_free_host (engine, dst.data);
+  return ok;
+}

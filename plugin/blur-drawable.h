@@ -1,0 +1,73 @@
+/* What both GIMP versions share: the procedure's texts, argument checks, and
+ * the pixel path (GEGL buffers -> engine -> shadow buffer).  No CUDA here:
+ * only the engine's C API. */
+#ifndef BLUR_DRAWABLE_H
+#define BLUR_DRAWABLE_H
+
+#include <gegl.h>
+#include "gblur.h"
+
+#define PLUG_IN_PROC   "plug-in-cuda-gaussian-blur"
+#define PLUG_IN_BINARY "cuda-gaussian-blur"
+#define PLUG_IN_ROLE   "cuda-gaussian-blur"
+
+#define SIGMA_DEFAULT  2.0
+#define LINEAR_DEFAULT TRUE
+
+#define PLUG_IN_AUTHOR    "The CUDA Gaussian Blur authors"
+#define PLUG_IN_COPYRIGHT "The CUDA Gaussian Blur authors, GPL-3.0-or-later"
+#define PLUG_IN_DATE      "2026"
+
+/* Texts shown in the procedure browser (translated by the callers). */
+#define PLUG_IN_MENU_LABEL N_("CUDA Gaussian Blur…")
+#define PLUG_IN_BLURB      N_("Exact Gaussian blur, on an NVIDIA GPU when there is one")
+#define PLUG_IN_HELP       N_("Blurs the drawable (within the selection) with a sampled Gaussian of " \
+                              "standard deviation sigma, truncated at 3 sigma, edges clamped. "     \
+                              "Runs on the GPU with CUDA when an NVIDIA GPU and driver are "         \
+                              "present, otherwise on all CPU cores; both give the same pixels, "     \
+                              "within one level of an exact computation. With linear on, colours "  \
+                              "are blurred in linear light, as GIMP's own Gaussian Blur does; "      \
+                              "alpha is blurred premultiplied.")
+#define SIGMA_BLURB  N_("Standard deviation of the Gaussian, in pixels (0.1 to 500)")
+#define LINEAR_BLURB N_("Blur in linear light (TRUE) or the stored, perceptual values (FALSE)")
+
+typedef enum {
+  BLUR_CALLING_ERROR,
+  BLUR_EXECUTION_ERROR
+} BlurErrorKind;
+
+#define BLUR_ERROR (blur_error_quark ())
+GQuark    blur_error_quark (void);
+
+/* Checks what both versions must refuse before touching anything. */
+gboolean  blur_check_arguments (gdouble   sigma,
+                                gboolean  drawable_valid,
+                                gboolean  is_group,
+                                gboolean  is_indexed,
+                                GError  **error);
+
+/* The engine, created once per plug-in run or dialog; NULL with *error set. */
+gblur_engine *blur_engine_new (GError **error);
+
+/* Progress sink: fraction in [0,1]. */
+typedef void (*BlurProgressFunc) (gdouble fraction, gpointer user_data);
+
+/* Blurs the rectangle (x, y, width, height) of `buffer` (the selection
+ * bounds) into the same rectangle of `shadow`, reading a halo of the blur
+ * radius around it.  `drawable_format` picks the pixel format.  Nothing is
+ * written to `shadow` unless the whole blur succeeded. */
+gboolean  blur_buffer (gblur_engine     *engine,
+                       GeglBuffer       *buffer,
+                       GeglBuffer       *shadow,
+                       const Babl       *drawable_format,
+                       gint              x,
+                       gint              y,
+                       gint              width,
+                       gint              height,
+                       gdouble           sigma,
+                       gboolean          linear,
+                       BlurProgressFunc  progress,
+                       gpointer          progress_data,
+                       GError          **error);
+
+#endif

@@ -1,0 +1,182 @@
+/* The procedure for GIMP 3: registration and run.  The pixel path is in
+ * blur-drawable.c, shared with GIMP 2.10. */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <libgimp/gimp.h>
+
+#include "blur-drawable.h"
+
+typedef struct _CudaBlur      CudaBlur;
+typedef struct _CudaBlurClass CudaBlurClass;
+
+struct _CudaBlur {
+  GimpPlugIn parent_instance;
+};
+
+struct _CudaBlurClass {
+  GimpPlugInClass parent_class;
+};
+
+#define CUDA_BLUR_TYPE (cuda_blur_get_type ())
+
+GType                  cuda_blur_get_type (void) G_GNUC_CONST;
+static GList          *cuda_blur_query_procedures (GimpPlugIn *plug_in);
+static GimpProcedure  *cuda_blur_create_procedure (GimpPlugIn  *plug_in,
+                                                   const gchar *name);
+static gboolean        cuda_blur_set_i18n         (GimpPlugIn  *plug_in,
+                                                   const gchar *procedure_name,
+                                                   gchar      **gettext_domain,
+                                                   gchar      **catalog_dir);
+static GimpValueArray *cuda_blur_run              (GimpProcedure        *procedure,
+                                                   GimpRunMode           run_mode,
+                                                   GimpImage            *image,
+                                                   GimpDrawable        **drawables,
+                                                   GimpProcedureConfig  *config,
+                                                   gpointer              run_data);
+
+G_DEFINE_TYPE (CudaBlur, cuda_blur, GIMP_TYPE_PLUG_IN)
+
+GIMP_MAIN (CUDA_BLUR_TYPE)
+
+static void
+cuda_blur_class_init (CudaBlurClass *klass)
+{
+  GimpPlugInClass *plug_in_class = GIMP_PLUG_IN_CLASS (klass);
+
+  plug_in_class->query_procedures = cuda_blur_query_procedures;
+  plug_in_class->create_procedure = cuda_blur_create_procedure;
+  plug_in_class->set_i18n = cuda_blur_set_i18n;
+}
+
+static void
+cuda_blur_init (CudaBlur *blur)
+{
+  (void) blur;
+}
+
+static GList *
+cuda_blur_query_procedures (GimpPlugIn *plug_in)
+{
+  (void) plug_in;
+  return g_list_append (NULL, g_strdup (PLUG_IN_PROC));
+}
+
+/* Catalogs live in locale/ inside the plug-in's folder, domain GETTEXT_PACKAGE. */
+static gboolean
+cuda_blur_set_i18n (GimpPlugIn *plug_in, const gchar *procedure_name, gchar **gettext_domain,
+                    gchar **catalog_dir)
+{
+  (void) plug_in;
+  (void) procedure_name;
+  *gettext_domain = g_strdup (GETTEXT_PACKAGE);
+  *catalog_dir = g_strdup ("locale");
+  return TRUE;
+}
+
+static GimpProcedure *
+cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
+{
+  GimpProcedure *procedure;
+
+  if (g_strcmp0 (name, PLUG_IN_PROC) != 0)
+    return NULL;
+
+  procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
+                                        cuda_blur_run, NULL, NULL);
+  gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
+  gimp_procedure_set_sensitivity_mask (procedure, GIMP_PROCEDURE_SENSITIVE_DRAWABLE
+                                                  | GIMP_PROCEDURE_SENSITIVE_DRAWABLES);
+  gimp_procedure_set_menu_label (procedure, _(PLUG_IN_MENU_LABEL));
+  gimp_procedure_add_menu_path (procedure, "<Image>/Filters/Blur");
+  gimp_procedure_set_documentation (procedure, _(PLUG_IN_BLURB), _(PLUG_IN_HELP), name);
+  gimp_procedure_set_attribution (procedure, PLUG_IN_AUTHOR, PLUG_IN_COPYRIGHT, PLUG_IN_DATE);
+
+  gimp_procedure_add_double_argument (procedure, "sigma", _("_Sigma"), _(SIGMA_BLURB),
+                                      GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX, SIGMA_DEFAULT,
+                                      G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "linear", _("_Linear light"), _(LINEAR_BLURB),
+                                       LINEAR_DEFAULT, G_PARAM_READWRITE);
+  return procedure;
+}
+
+static void
+show_progress (gdouble fraction, gpointer data)
+{
+  (void) data;
+  gimp_progress_update (fraction);
+}
+
+static gboolean
+blur_drawable (gblur_engine *engine, GimpDrawable *drawable, gdouble sigma, gboolean linear,
+               GError **error)
+{
+  gint        x, y, width, height;
+  GeglBuffer *buffer, *shadow;
+  gboolean    ok;
+
+  if (!gimp_drawable_mask_intersect (drawable, &x, &y, &width, &height))
+    return TRUE; /* the selection misses this drawable: nothing to do */
+
+  buffer = gimp_drawable_get_buffer (drawable);
+  shadow = gimp_drawable_get_shadow_buffer (drawable);
+  ok = blur_buffer (engine, buffer, shadow, gimp_drawable_get_format (drawable), x, y, width,
+                    height, sigma, linear, show_progress, NULL, error);
+  g_object_unref (buffer);
+  g_object_unref (shadow); /* flushes the shadow before the merge */
+  if (ok)
+    {
+      gimp_drawable_merge_shadow (drawable, TRUE);
+      gimp_drawable_update (drawable, x, y, width, height);
+    }
+  return ok;
+}
+
+static GimpValueArray *
+cuda_blur_run (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
+               GimpDrawable **drawables, GimpProcedureConfig *config, gpointer run_data)
+{
+  gdouble       sigma = SIGMA_DEFAULT;
+  gboolean      linear = LINEAR_DEFAULT;
+  gint          n = drawables ? (gint) gimp_core_object_array_get_length ((GObject **) drawables) : 0;
+  GError       *error = NULL;
+  gblur_engine *engine = NULL;
+
+  (void) run_data;
+  gegl_init (NULL, NULL);
+  /* libgimp fills config from the arguments, or from the last values for
+   * RUN-WITH-LAST-VALS and (until the dialog exists) RUN-INTERACTIVE. */
+  g_object_get (config, "sigma", &sigma, "linear", &linear, NULL);
+
+  /* Check every drawable before changing any. */
+  if (!blur_check_arguments (sigma, n > 0, FALSE, FALSE, &error))
+    goto done;
+  for (gint i = 0; i < n; i++)
+    if (!blur_check_arguments (sigma, GIMP_IS_DRAWABLE (drawables[i]),
+                               gimp_item_is_group (GIMP_ITEM (drawables[i])),
+                               gimp_drawable_is_indexed (drawables[i]), &error))
+      goto done;
+
+  if (!(engine = blur_engine_new (&error)))
+    goto done;
+
+  gimp_progress_init (_("CUDA Gaussian Blur"));
+  if (n > 1)
+    gimp_image_undo_group_start (image);
+  for (gint i = 0; i < n && !error; i++)
+    blur_drawable (engine, drawables[i], sigma, linear, &error);
+  if (n > 1)
+    gimp_image_undo_group_end (image);
+  if (!error && run_mode != GIMP_RUN_NONINTERACTIVE)
+    gimp_displays_flush ();
+
+done:
+  gblur_engine_free (engine);
+  if (error)
+    {
+      GimpPDBStatusType status = error->code == BLUR_CALLING_ERROR ? GIMP_PDB_CALLING_ERROR
+                                                                   : GIMP_PDB_EXECUTION_ERROR;
+      return gimp_procedure_new_return_values (procedure, status, error);
+    }
+  return gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS, NULL);
+}
