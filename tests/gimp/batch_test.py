@@ -341,6 +341,14 @@ def check(version, work, log_path):
                f"call failed: {bool(failed)}, pixels unchanged: {same}, script status {st}")
 
     # Our messages must reach the user.
+    # The README's one-liner (gray8.png, sigma 2.5, linear TRUE).
+    try:
+        out = read(f"{work}/out-readme-oneliner.png").astype(np.float64)
+        err = np.abs(out - expected(read(f"{work}/gray8.png"), 255.0, 2.5, True)).max()
+        record("readme-oneliner", err <= 1.0, f"max error {err:.3g}")
+    except FileNotFoundError:
+        record("readme-oneliner", False, "no output")
+
     texts = ["Cannot blur a layer group", "Cannot blur an indexed image", "No valid drawable was given"]
     if version == "2":
         # 2.10 does not range-check FLOAT arguments: we do.  (GIMP 3 checks

@@ -39,6 +39,22 @@ case $version in
   *) echo "GIMP version must be 2 or 3" >&2; exit 2 ;;
 esac
 
+# The README's one-liner for this version, word for word, on /tmp/in.png.
+oneliner=$(grep -m 1 "^ *gimp-console-$version\.[0-9]* " "$top/README.md" | sed 's/^ *//')
+if [ -n "$oneliner" ]; then
+  case $version in
+    2) tmp=/tmp; run_line () { GIMP2_DIRECTORY=$profile sh -c "$oneliner"; } ;;
+    3) tmp=${GIMP3_CHROOT:-/var/cache/cuda-gaussian-blur/trixie}/tmp
+       run_line () { GIMP3_CHROOT_BIND=$work "$top/tests/gimp3-chroot.sh" \
+                       sh -c "GIMP3_DIRECTORY=$profile $oneliner"; } ;;
+  esac
+  cp "$work/gray8.png" "$tmp/in.png" && rm -f "$tmp/out.png"
+  echo "== README one-liner: $oneliner" >>"$work/log"
+  run_line >>"$work/log" 2>&1 || rc=1
+  [ -f "$tmp/out.png" ] && mv "$tmp/out.png" "$work/out-readme-oneliner.png"
+  rm -f "$tmp/in.png"
+fi
+
 # GIMP 2.10 exits 0 after a failed script: look for its message instead.
 if grep -q "batch command experienced an execution error" "$work/log"; then
   echo "FAIL: the batch script itself failed:"; grep -B2 -A5 "execution error" "$work/log" | head -n 30
