@@ -28,8 +28,8 @@ case $version in
     build3=/build-gimp3
     GIMP3_CHROOT_BIND=$work "$top/tests/gimp3-chroot.sh" sh -c "
       set -e
-      mkdir -p $build3 && cd $build3
-      [ -f Makefile ] || /src/configure --with-gimp=3 >configure.out
+      rm -rf $build3 && mkdir -p $build3 && cd $build3
+      /src/configure --with-gimp=3 >configure.out
       make -j\$(nproc) plugin/cuda-gaussian-blur >make.out 2>&1 || { tail -n 30 make.out; exit 1; }
       cp plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/
       GIMP3_DIRECTORY=$profile gimp-console-3.0 -i --batch-interpreter=plug-in-script-fu-eval \
