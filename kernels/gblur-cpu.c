@@ -258,19 +258,45 @@ store_row (float *values, int pixels, int channels, unsigned flags, gblur_sample
     }
 }
 
-/* ---- The blur of one tile ---- */
+/* ---- The blur of one tile ----
+ *
+ * Rows of the tile's input region are converted to float once, into a ring
+ * of 2r + ROWS rows.  The vertical pass makes ROWS output rows at a time:
+ * walking down a column strip, each input vector is loaded once and
+ * multiply-added into the ROWS accumulators it contributes to, so the ring is
+ * read once per ROWS outputs (it may be larger than the L2 cache at large
+ * radii).  The horizontal pass keeps each strip's sums in registers over all
+ * taps (symmetric taps folded).  The loops use GCC vector types: compiled
+ * for the baseline instruction set, and again for AVX2+FMA, chosen at run
+ * time; both use float32 arithmetic. */
+
+#define ROWS 8                     /* output rows per vertical block */
+#define VLEN 8                     /* floats per vector */
+#define HSTRIP (4 * VLEN)          /* floats per horizontal strip */
+
+typedef float vecf __attribute__ ((vector_size (VLEN * sizeof (float))));
+
+/* Unaligned vector load and store (statement expressions rather than
+ * functions: a vector return value would change the baseline ABI). */
+#define vload(p)     ({ vecf v_; memcpy (&v_, (p), sizeof v_); v_; })
+#define vstore(p, v) do { vecf s_ = (v); memcpy ((p), &s_, sizeof s_); } while (0)
 
 typedef struct {
   const gblur_job         *job;
   const gblur_srgb_tables *srgb;
   gblur_tiling             tiling;
   int                      tiles_x;
-  int                      stripe;      /* tile row being processed */
+  int                      band_first;  /* first tile index of the band being processed */
+  int                      band_end;
   int                      next_tile;   /* guarded by lock */
   int                      workers;     /* how many workers the memory limit allows */
+  int                      ring_rows;   /* rows in each ring */
+  size_t                   ring_stride; /* floats per ring row */
+  size_t                   line_len;    /* floats per line */
+  float                   *wz;          /* the full kernel, ROWS - 1 zeros each side */
   pthread_mutex_t          lock;
-  float                  **region;      /* per worker scratch */
-  float                  **line;
+  float                  **ring;        /* per worker scratch */
+  float                  **lines;       /* ROWS + 1 lines: ROWS outputs, one spare */
   float                  **out;
 } cpu_run;
 
@@ -280,141 +306,235 @@ clamp_int (int v, int lo, int hi)
   return v < lo ? lo : v > hi ? hi : v;
 }
 
-static void
-blur_tile (const cpu_run *run, const gblur_tile *t, float *region, float *line, float *out)
+static size_t
+round_up (size_t v, size_t m)
+{
+  return (v + m - 1) / m * m;
+}
+
+/* outs[j][x] = sum_i wz[i - j + ROWS - 1] * rows[i][x] for j < ROWS, over
+ * nrows = 2r + ROWS rows; n is a multiple of VLEN.  The zero padding of wz
+ * makes every (i, j) pair valid, so the inner loop has no branches. */
+static inline __attribute__ ((always_inline)) void
+vertical_block (const float *const *rows, int nrows, const float *wz, float *const *outs, size_t n)
+{
+  for (size_t x = 0; x < n; x += VLEN)
+    {
+      vecf acc[ROWS];
+      for (int j = 0; j < ROWS; j++)
+        acc[j] = (vecf) { 0 };
+      for (int i = 0; i < nrows; i++)
+        {
+          const vecf   v = vload (rows[i] + x);
+          const float *wi = wz + i + ROWS - 1;
+          for (int j = 0; j < ROWS; j++)
+            acc[j] += v * wi[-j];
+        }
+      for (int j = 0; j < ROWS; j++)
+        vstore (outs[j] + x, acc[j]);
+    }
+}
+
+/* out[i] = w[0] mid[i] + sum_k w[k] (mid[i - k step] + mid[i + k step]) for i < n,
+ * n a multiple of HSTRIP. */
+static inline __attribute__ ((always_inline)) void
+horizontal_row (const float *mid, const float *w, int r, int step, float *out, size_t n)
+{
+  for (size_t x = 0; x < n; x += HSTRIP)
+    {
+      vecf acc[HSTRIP / VLEN];
+      for (int v = 0; v < HSTRIP / VLEN; v++)
+        acc[v] = vload (mid + x + v * VLEN) * w[0];
+      for (int k = 1; k <= r; k++)
+        {
+          const float *left = mid + x - (size_t) k * step;
+          const float *right = mid + x + (size_t) k * step;
+          const float  wk = w[k];
+          for (int v = 0; v < HSTRIP / VLEN; v++)
+            acc[v] += (vload (left + v * VLEN) + vload (right + v * VLEN)) * wk;
+        }
+      for (int v = 0; v < HSTRIP / VLEN; v++)
+        vstore (out + x + v * VLEN, acc[v]);
+    }
+}
+
+static inline __attribute__ ((always_inline)) void
+blur_tile_body (const cpu_run *run, const gblur_tile *t, float *ring, float *lines, float *out)
 {
   const gblur_job   *job = run->job;
   const gblur_image *src = job->src;
   gblur_image       *dst = job->dst;
-  const float       *w = job->weights;
   const int          r = job->radius;
   const int          c = src->channels;
   const size_t       sample_bytes = gblur_sample_size (src->sample);
-  const size_t       region_stride = (size_t) t->reg_w * c;   /* floats */
+  const size_t       n_reg = round_up ((size_t) t->reg_w * c, VLEN);
+  const size_t       n_out = round_up ((size_t) t->out_w * c, HSTRIP);
   const int          line_x0 = t->out_x0 - r;                  /* image column of line[0] */
-  const int          out_n = t->out_w * c;
+  const int          nrows = 2 * r + ROWS;
+  const int          last_reg_row = t->reg_y0 + t->reg_h - 1;
+  int                next_row = t->reg_y0;                     /* next region row to convert */
+  const float       *rows[2 * GBLUR_MAX_RADIUS + ROWS];
+  float             *outs[ROWS];
 
-  for (int y = 0; y < t->reg_h; y++)
+  for (int y0 = t->out_y0; y0 < t->out_y0 + t->out_h; y0 += ROWS)
     {
-      const unsigned char *row = (const unsigned char *) src->data
-                                 + (size_t) (t->reg_y0 + y) * src->stride
-                                 + (size_t) t->reg_x0 * c * sample_bytes;
-      load_row (row, src->sample, t->reg_w, c, job->flags, run->srgb,
-                region + (size_t) y * region_stride);
-    }
+      const int need = y0 + ROWS - 1 + r < last_reg_row ? y0 + ROWS - 1 + r : last_reg_row;
 
-  for (int y = t->out_y0; y < t->out_y0 + t->out_h; y++)
-    {
-      /* Vertical pass, into the line at the region's columns. */
-      float *restrict       v = line + (size_t) (t->reg_x0 - line_x0) * c;
-      const float *restrict centre = region + (size_t) (y - t->reg_y0) * region_stride;
-      const int             n = (int) region_stride;
-
-      for (int i = 0; i < n; i++)
-        v[i] = w[0] * centre[i];
-      for (int k = 1; k <= r; k++)
+      /* Convert the rows this block adds; no row still needed is overwritten
+       * since a block spans at most ring_rows distinct rows. */
+      for (; next_row <= need; next_row++)
         {
-          const float *restrict up = region
-            + (size_t) (clamp_int (y - k, 0, src->height - 1) - t->reg_y0) * region_stride;
-          const float *restrict down = region
-            + (size_t) (clamp_int (y + k, 0, src->height - 1) - t->reg_y0) * region_stride;
-          const float wk = w[k];
-          for (int i = 0; i < n; i++)
-            v[i] += wk * (up[i] + down[i]);
+          float *dst_row = ring + (size_t) (next_row % run->ring_rows) * run->ring_stride;
+          load_row ((const unsigned char *) src->data + (size_t) next_row * src->stride
+                      + (size_t) t->reg_x0 * c * sample_bytes,
+                    src->sample, t->reg_w, c, job->flags, run->srgb, dst_row);
+          for (size_t i = (size_t) t->reg_w * c; i < n_reg; i++)
+            dst_row[i] = 0.0f;   /* finite padding: its sums are discarded */
         }
+      /* Clamp to the region, which holds the image edge whenever a valid
+       * output's kernel reaches past it. */
+      for (int i = 0; i < nrows; i++)
+        rows[i] = ring + (size_t) (clamp_int (y0 - r + i, t->reg_y0, last_reg_row) % run->ring_rows)
+                         * run->ring_stride;
+      for (int j = 0; j < ROWS; j++)
+        outs[j] = lines + (size_t) j * run->line_len + (size_t) (t->reg_x0 - line_x0) * c;
+      vertical_block (rows, nrows, run->wz, outs, n_reg);
 
-      /* Clamp to edge: columns left of the region repeat its first pixel
-       * (only when the region starts at column 0), likewise on the right. */
-      for (int x = line_x0; x < t->reg_x0; x++)
-        memcpy (line + (size_t) (x - line_x0) * c, v, (size_t) c * sizeof (float));
-      for (int x = t->reg_x0 + t->reg_w; x < t->out_x0 + t->out_w + r; x++)
-        memcpy (line + (size_t) (x - line_x0) * c,
-                v + (size_t) (t->reg_w - 1) * c, (size_t) c * sizeof (float));
+      for (int j = 0; j < ROWS && y0 + j < t->out_y0 + t->out_h; j++)
+        {
+          float *line = lines + (size_t) j * run->line_len;
+          float *v = outs[j];
+          const int y = y0 + j;
 
-      /* Horizontal pass. */
-      {
-        const float *restrict mid = line + (size_t) r * c;
-        float *restrict       h = out;
-        for (int i = 0; i < out_n; i++)
-          h[i] = w[0] * mid[i];
-        for (int k = 1; k <= r; k++)
-          {
-            const float *restrict left = mid - (size_t) k * c;
-            const float *restrict right = mid + (size_t) k * c;
-            const float wk = w[k];
-            for (int i = 0; i < out_n; i++)
-              h[i] += wk * (left[i] + right[i]);
-          }
-      }
+          /* Clamp to edge: columns left of the region repeat its first pixel
+           * (only when the region starts at column 0), likewise on the right. */
+          for (int x = line_x0; x < t->reg_x0; x++)
+            memcpy (line + (size_t) (x - line_x0) * c, v, (size_t) c * sizeof (float));
+          for (int x = t->reg_x0 + t->reg_w; x < t->out_x0 + t->out_w + r; x++)
+            memcpy (line + (size_t) (x - line_x0) * c,
+                    v + (size_t) (t->reg_w - 1) * c, (size_t) c * sizeof (float));
 
-      store_row (out, t->out_w, c, job->flags, dst->sample, run->srgb,
-                 (unsigned char *) dst->data + (size_t) (y - job->geo.win_y) * dst->stride
-                 + (size_t) (t->out_x0 - job->geo.win_x) * c * sample_bytes);
+          horizontal_row (line + (size_t) r * c, job->weights, r, c, out, n_out);
+          store_row (out, t->out_w, c, job->flags, dst->sample, run->srgb,
+                     (unsigned char *) dst->data + (size_t) (y - job->geo.win_y) * dst->stride
+                     + (size_t) (t->out_x0 - job->geo.win_x) * c * sample_bytes);
+        }
     }
 }
 
 static void
-run_stripe_worker (void *data, int worker)
+blur_tile_generic (const cpu_run *run, const gblur_tile *t, float *ring, float *lines, float *out)
 {
-  cpu_run *run = data;
+  blur_tile_body (run, t, ring, lines, out);
+}
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define HAVE_AVX2_CLONE 1
+__attribute__ ((target ("avx2,fma"))) static void
+blur_tile_avx2 (const cpu_run *run, const gblur_tile *t, float *ring, float *lines, float *out)
+{
+  blur_tile_body (run, t, ring, lines, out);
+}
+#endif
+
+typedef void (*blur_tile_fn) (const cpu_run *, const gblur_tile *, float *, float *, float *);
+
+static blur_tile_fn
+pick_blur_tile (void)
+{
+#ifdef HAVE_AVX2_CLONE
+  __builtin_cpu_init ();
+  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+    return blur_tile_avx2;
+#endif
+  return blur_tile_generic;
+}
+
+static void
+run_band_worker (void *data, int worker)
+{
+  cpu_run     *run = data;
+  blur_tile_fn blur_tile = pick_blur_tile ();
 
   if (worker >= run->workers)
     return;
   for (;;)
     {
-      int        tx;
+      int        i;
       gblur_tile tile;
 
       pthread_mutex_lock (&run->lock);
-      tx = run->next_tile++;
+      i = run->band_first + run->next_tile++;
       pthread_mutex_unlock (&run->lock);
-      if (tx >= run->tiles_x)
+      if (i >= run->band_end)
         break;
-      gblur_tile_at (&run->job->geo, &run->tiling, tx, run->stripe, &tile);
-      blur_tile (run, &tile, run->region[worker], run->line[worker], run->out[worker]);
+      gblur_tile_at (&run->job->geo, &run->tiling, i % run->tiles_x, i / run->tiles_x, &tile);
+      blur_tile (run, &tile, run->ring[worker], run->lines[worker], run->out[worker]);
     }
 }
 
-/* Tiles: one column block per thread, stripes tall enough that converting
- * the 2r halo rows again costs little, all within the memory limit. */
+/* Scratch floats of one worker for tiles tile_w wide. */
+static void
+scratch_sizes (const gblur_job *job, int tile_w, int *ring_rows, size_t *ring_stride,
+               size_t *line_len, size_t *out_len)
+{
+  const int    r = job->radius, img_w = job->geo.img_w, img_h = job->geo.img_h;
+  const size_t c = (size_t) job->src->channels;
+  const int    reg_cols = tile_w + 2 * r < img_w ? tile_w + 2 * r : img_w;
+
+  *ring_rows = 2 * r + ROWS < img_h ? 2 * r + ROWS : img_h;
+  *ring_stride = round_up ((size_t) reg_cols * c, VLEN);
+  *line_len = ((size_t) tile_w + 3 * (size_t) r) * c + 2 * HSTRIP;
+  *out_len = round_up ((size_t) tile_w * c, HSTRIP);
+}
+
+static size_t
+scratch_bytes (const gblur_job *job, int tile_w)
+{
+  int    ring_rows;
+  size_t ring_stride, line_len, out_len;
+
+  scratch_sizes (job, tile_w, &ring_rows, &ring_stride, &line_len, &out_len);
+  return ((size_t) ring_rows * ring_stride + (ROWS + 1) * line_len + out_len) * sizeof (float);
+}
+
+/* Tiles: full-width stripes when the ring fits a cache-sized target, else
+ * column blocks no narrower than needed to keep the halo cheap; then as wide
+ * as the memory limit allows.  Stripes are short enough that every thread
+ * gets work and progress is reported a few times. */
 static int
 plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling)
 {
-  const int    W = job->geo.win_w, r = job->radius;
-  const size_t c = (size_t) job->src->channels;
+  const int    W = job->geo.win_w, H = job->geo.win_h, r = job->radius;
   const size_t budget = job->memory_limit / (size_t) threads;
-  int          tile_w = (W + threads - 1) / threads;
-  int          want_h = 8 * r > 64 ? 8 * r : 64;
+  const size_t cache_target = (size_t) 3 << 19;   /* 1.5 MiB */
+  int          min_w = 4 * r > 512 ? 4 * r : 512;
+  int          tile_w = W;
+  int          stripes = 8 * threads;
 
-  for (;;)
+  while (tile_w > min_w && scratch_bytes (job, tile_w) > cache_target)
+    tile_w = (tile_w + 1) / 2;
+  while (scratch_bytes (job, tile_w) > budget)
     {
-      /* region floats + line + output floats per worker */
-      size_t line_bytes = ((size_t) tile_w + 2 * (size_t) r) * c * sizeof (float);
-      int    h = line_bytes * 2 <= budget
-                   ? gblur_fit_tile_height (&job->geo, tile_w, want_h, budget - line_bytes * 2,
-                                            c * sizeof (float), 0, 0)
-                   : 0;
-      if (h > 0)
-        {
-          tiling->tile_w = tile_w;
-          tiling->tile_h = h;
-          return 1;
-        }
       if (tile_w == 1)
         return 0;
       tile_w = (tile_w + 1) / 2;
     }
+  tiling->tile_w = tile_w;
+  tiling->tile_h = (H + stripes - 1) / stripes;
+  if (tiling->tile_h < ROWS && H > ROWS)
+    tiling->tile_h = ROWS;
+  return 1;
 }
 
 gblur_status
 gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
 {
   const int    W = job->geo.win_w, H = job->geo.win_h, r = job->radius;
-  const int    img_w = job->geo.img_w, img_h = job->geo.img_h;
-  const size_t c = (size_t) job->src->channels;
   const int    threads = cpu->threads;
   cpu_run      run;
-  int          tiles_y;
+  int          tiles_y, ntiles, band;
+  size_t       out_len;
   gblur_status status = GBLUR_OK;
 
   memset (&run, 0, sizeof run);
@@ -433,32 +553,41 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
     }
   run.tiles_x = (W + run.tiling.tile_w - 1) / run.tiling.tile_w;
   tiles_y = (H + run.tiling.tile_h - 1) / run.tiling.tile_h;
+  ntiles = run.tiles_x * tiles_y;
+  scratch_sizes (job, run.tiling.tile_w, &run.ring_rows, &run.ring_stride, &run.line_len, &out_len);
 
-  run.region = calloc ((size_t) threads, sizeof (float *));
-  run.line = calloc ((size_t) threads, sizeof (float *));
+  run.wz = calloc ((size_t) (2 * r + 1 + 2 * (ROWS - 1)), sizeof (float));
+  run.ring = calloc ((size_t) threads, sizeof (float *));
+  run.lines = calloc ((size_t) threads, sizeof (float *));
   run.out = calloc ((size_t) threads, sizeof (float *));
-  if (!run.region || !run.line || !run.out)
+  if (!run.wz || !run.ring || !run.lines || !run.out)
     status = GBLUR_E_NOMEM;
   for (int i = 0; status == GBLUR_OK && i < run.workers; i++)
     {
-      size_t reg_rows = (size_t) (run.tiling.tile_h + 2 * r < img_h ? run.tiling.tile_h + 2 * r : img_h);
-      size_t reg_cols = (size_t) (run.tiling.tile_w + 2 * r < img_w ? run.tiling.tile_w + 2 * r : img_w);
-      run.region[i] = malloc (reg_rows * reg_cols * c * sizeof (float));
-      run.line[i] = malloc (((size_t) run.tiling.tile_w + 2 * (size_t) r) * c * sizeof (float));
-      run.out[i] = malloc ((size_t) run.tiling.tile_w * c * sizeof (float));
-      if (!run.region[i] || !run.line[i] || !run.out[i])
+      /* calloc: line padding read by the vector loops starts finite */
+      run.ring[i] = malloc ((size_t) run.ring_rows * run.ring_stride * sizeof (float));
+      run.lines[i] = calloc ((ROWS + 1) * run.line_len, sizeof (float));
+      run.out[i] = malloc (out_len * sizeof (float));
+      if (!run.ring[i] || !run.lines[i] || !run.out[i])
         status = GBLUR_E_NOMEM;
     }
   if (status != GBLUR_OK)
     snprintf (err, err_size, "out of host memory for the CPU backend's scratch buffers");
+  else
+    for (int k = -r; k <= r; k++)
+      run.wz[ROWS - 1 + r + k] = job->weights[k < 0 ? -k : k];
 
+  /* A band is as many tiles as workers (whole stripes); progress after each. */
+  band = run.workers > run.tiles_x ? run.workers : run.tiles_x;
+  band = (band + run.tiles_x - 1) / run.tiles_x * run.tiles_x;
   pthread_mutex_init (&run.lock, NULL);
-  for (int ty = 0; status == GBLUR_OK && ty < tiles_y; ty++)
+  for (int first = 0; status == GBLUR_OK && first < ntiles; first += band)
     {
-      run.stripe = ty;
+      run.band_first = first;
+      run.band_end = first + band < ntiles ? first + band : ntiles;
       run.next_tile = 0;
-      pool_run (cpu, run_stripe_worker, &run);
-      job->rows_valid = ty == tiles_y - 1 ? H : (ty + 1) * run.tiling.tile_h;
+      pool_run (cpu, run_band_worker, &run);
+      job->rows_valid = run.band_end == ntiles ? H : run.band_end / run.tiles_x * run.tiling.tile_h;
       if (job->progress && job->progress (job->rows_valid, H, job->user_data))
         {
           if (job->rows_valid < H)
@@ -472,12 +601,13 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
 
   for (int i = 0; i < threads; i++)
     {
-      if (run.region) free (run.region[i]);
-      if (run.line) free (run.line[i]);
+      if (run.ring) free (run.ring[i]);
+      if (run.lines) free (run.lines[i]);
       if (run.out) free (run.out[i]);
     }
-  free (run.region);
-  free (run.line);
+  free (run.ring);
+  free (run.lines);
   free (run.out);
+  free (run.wz);
   return status;
 }

@@ -159,6 +159,12 @@ gblur_engine_describe (const gblur_engine *engine)
   return engine->description;
 }
 
+int
+gblur_engine_cpu_threads (const gblur_engine *engine)
+{
+  return gblur_cpu_threads (engine->cpu);
+}
+
 const char *
 gblur_engine_cuda_unavailable_reason (const gblur_engine *engine)
 {

@@ -116,6 +116,8 @@ void          gblur_engine_free (gblur_engine *engine);
  * "NVIDIA H200" or "CPU, 2 threads". */
 gblur_backend gblur_engine_backend (const gblur_engine *engine);
 const char   *gblur_engine_describe (const gblur_engine *engine);
+/* CPU worker threads (used by the CPU backend and for CUDA fallbacks). */
+int           gblur_engine_cpu_threads (const gblur_engine *engine);
 /* Why CUDA is not in use ("no CUDA device: ..."), or "" when it is. */
 const char   *gblur_engine_cuda_unavailable_reason (const gblur_engine *engine);
 

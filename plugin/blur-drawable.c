@@ -128,74 +128,119 @@ relay_progress (int rows_done, int rows_total, void *user_data)
   return 0;
 }
 
+/* Reads `roi` of `buffer` with a halo of the blur radius (clamped to the
+ * buffer, beyond which the engine clamps as a whole-image blur would) and
+ * blurs it into *out, a packed image in layout->format allocated with the
+ * engine's allocator.  Nothing is written anywhere else. */
+static gboolean
+blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout,
+             const GeglRectangle *roi, gdouble sigma, BlurProgressFunc progress,
+             gpointer progress_data, gblur_image *out, GError **error)
+{
+  const GeglRectangle *extent = gegl_buffer_get_extent (buffer);
+  gint                 r = gblur_radius (sigma);
+  gint                 bpp = babl_format_get_bytes_per_pixel (layout->format);
+  GeglRectangle        halo;
+  gblur_image          src;
+  gblur_params         params;
+  gblur_result         result;
+  ProgressRelay        relay = { progress, progress_data };
+  gblur_status         status;
+
+  halo.x = MAX (extent->x, roi->x - r);
+  halo.y = MAX (extent->y, roi->y - r);
+  halo.width = MIN (extent->x + extent->width, roi->x + roi->width + r) - halo.x;
+  halo.height = MIN (extent->y + extent->height, roi->y + roi->height + r) - halo.y;
+
+  src = (gblur_image) { NULL, (size_t) halo.width * bpp, halo.width, halo.height,
+                        layout->channels, layout->sample };
+  *out = (gblur_image) { NULL, (size_t) roi->width * bpp, roi->width, roi->height,
+                         layout->channels, layout->sample };
+  src.data = gblur_engine_alloc_host (engine, src.stride * halo.height);
+  out->data = gblur_engine_alloc_host (engine, out->stride * roi->height);
+  if (!src.data || !out->data)
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                   _("Not enough memory for a %d×%d image."), halo.width, halo.height);
+      goto fail;
+    }
+
+  if (progress)
+    progress (0.0, progress_data);
+  gegl_buffer_get (buffer, &halo, 1.0, layout->format, src.data, src.stride, GEGL_ABYSS_CLAMP);
+  if (progress)
+    progress (0.1, progress_data);
+
+  params = (gblur_params) { sigma, layout->flags, relay_progress, &relay };
+  status = gblur_engine_run_window (engine, &src, roi->x - halo.x, roi->y - halo.y, out,
+                                    &params, &result);
+  if (status != GBLUR_OK)
+    {
+      g_set_error (error, BLUR_ERROR,
+                   status == GBLUR_E_SIGMA ? BLUR_CALLING_ERROR : BLUR_EXECUTION_ERROR,
+                   _("The blur failed: %s"), gblur_engine_last_error (engine));
+      goto fail;
+    }
+  if (result.fell_back_to_cpu)
+    g_printerr ("cuda-gaussian-blur: the GPU failed; the CPU finished the blur\n");
+  gblur_engine_free_host (engine, src.data);
+  return TRUE;
+
+fail:
+  gblur_engine_free_host (engine, src.data);
+  gblur_engine_free_host (engine, out->data);
+  out->data = NULL;
+  return FALSE;
+}
+
 gboolean
 blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
              const Babl *drawable_format, gint x, gint y, gint width, gint height,
              gdouble sigma, gboolean linear, BlurProgressFunc progress,
              gpointer progress_data, GError **error)
 {
-  const GeglRectangle *extent = gegl_buffer_get_extent (buffer);
-  PixelLayout          layout;
-  GeglRectangle        roi = { x, y, width, height };
-  GeglRectangle        halo;
-  gint                 r = gblur_radius (sigma);
-  gint                 bpp;
-  gblur_image          src, dst;
-  gblur_params         params;
-  gblur_result         result;
-  ProgressRelay        relay = { progress, progress_data };
-  gblur_status         status;
-  gboolean             ok = FALSE;
+  PixelLayout   layout;
+  GeglRectangle roi = { x, y, width, height };
+  gblur_image   out;
 
-  if (!choose_layout (drawable_format, linear, &layout, error))
+  if (!choose_layout (drawable_format, linear, &layout, error)
+      || !blur_window (engine, buffer, &layout, &roi, sigma, progress, progress_data, &out, error))
     return FALSE;
-  bpp = babl_format_get_bytes_per_pixel (layout.format);
-
-  /* The halo: the radius around the selection bounds, inside the drawable
-   * (beyond its edges the engine clamps, as a whole-image blur would). */
-  halo.x = MAX (extent->x, x - r);
-  halo.y = MAX (extent->y, y - r);
-  halo.width = MIN (extent->x + extent->width, x + width + r) - halo.x;
-  halo.height = MIN (extent->y + extent->height, y + height + r) - halo.y;
-
-  src = (gblur_image) { NULL, (size_t) halo.width * bpp, halo.width, halo.height,
-                        layout.channels, layout.sample };
-  dst = (gblur_image) { NULL, (size_t) width * bpp, width, height,
-                        layout.channels, layout.sample };
-  src.data = gblur_engine_alloc_host (engine, src.stride * halo.height);
-  dst.data = gblur_engine_alloc_host (engine, dst.stride * height);
-  if (!src.data || !dst.data)
-    {
-      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                   _("Not enough memory for a %d×%d image."), halo.width, halo.height);
-      goto out;
-    }
-
-  if (progress)
-    progress (0.0, progress_data);
-  gegl_buffer_get (buffer, &halo, 1.0, layout.format, src.data, src.stride, GEGL_ABYSS_CLAMP);
-  if (progress)
-    progress (0.1, progress_data);
-
-  params = (gblur_params) { sigma, layout.flags, relay_progress, &relay };
-  status = gblur_engine_run_window (engine, &src, x - halo.x, y - halo.y, &dst, &params, &result);
-  if (status != GBLUR_OK)
-    {
-      g_set_error (error, BLUR_ERROR,
-                   status == GBLUR_E_SIGMA ? BLUR_CALLING_ERROR : BLUR_EXECUTION_ERROR,
-                   _("The blur failed: %s"), gblur_engine_last_error (engine));
-      goto out;
-    }
-  if (result.fell_back_to_cpu)
-    g_printerr ("cuda-gaussian-blur: the GPU failed; the CPU finished the blur\n");
-
-  gegl_buffer_set (shadow, &roi, 0, layout.format, dst.data, dst.stride);
+  gegl_buffer_set (shadow, &roi, 0, layout.format, out.data, out.stride);
+  gblur_engine_free_host (engine, out.data);
   if (progress)
     progress (1.0, progress_data);
-  ok = TRUE;
+  return TRUE;
+}
 
-out:
-  gblur_engine_free_host (engine, src.data);
-  gblur_engine_free_host (engine, dst.data);
-  return ok;
+gboolean
+blur_to_memory (gblur_engine *engine, GeglBuffer *buffer, const Babl *drawable_format,
+                const GeglRectangle *roi, gdouble sigma, gboolean linear,
+                const Babl *out_format, guchar *out, gint out_rowstride, GError **error)
+{
+  PixelLayout  layout;
+  gblur_image  blurred;
+  const Babl  *fish;
+
+  if (!choose_layout (drawable_format, linear, &layout, error)
+      || !blur_window (engine, buffer, &layout, roi, sigma, NULL, NULL, &blurred, error))
+    return FALSE;
+  fish = babl_fish (layout.format, out_format);
+  for (gint row = 0; row < roi->height; row++)
+    babl_process (fish, (const guchar *) blurred.data + row * blurred.stride,
+                  out + row * out_rowstride, roi->width);
+  gblur_engine_free_host (engine, blurred.data);
+  return TRUE;
+}
+
+gchar *
+blur_engine_summary (gblur_engine *engine)
+{
+  if (gblur_engine_backend (engine) == GBLUR_BACKEND_CUDA)
+    return g_strdup_printf (_("GPU: %s"), gblur_engine_describe (engine));
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "CPU: %d thread — %s",
+                                       "CPU: %d threads — %s",
+                                       gblur_engine_cpu_threads (engine)),
+                          gblur_engine_cpu_threads (engine),
+                          gblur_engine_cuda_unavailable_reason (engine));
 }

@@ -70,4 +70,21 @@ gboolean  blur_buffer (gblur_engine     *engine,
                        gpointer          progress_data,
                        GError          **error);
 
+/* For a preview: blurs `roi` of `buffer` (with its halo, as blur_buffer
+ * does) and converts the result to `out_format` in `out`. */
+gboolean  blur_to_memory (gblur_engine        *engine,
+                          GeglBuffer          *buffer,
+                          const Babl          *drawable_format,
+                          const GeglRectangle *roi,
+                          gdouble              sigma,
+                          gboolean             linear,
+                          const Babl          *out_format,
+                          guchar              *out,
+                          gint                 out_rowstride,
+                          GError             **error);
+
+/* What the dialog shows about the engine: "GPU: NVIDIA H200" or
+ * "CPU: 2 threads — no CUDA device (reason)".  Free with g_free. */
+gchar    *blur_engine_summary (gblur_engine *engine);
+
 #endif

@@ -8,11 +8,7 @@
 #include <libgimp/gimp.h>
 
 #include "blur-drawable.h"
-
-typedef struct {
-  gdouble  sigma;
-  gboolean linear;
-} BlurValues;
+#include "blur-dialog.h"
 
 static void query (void);
 static void run   (const gchar      *name,
@@ -25,6 +21,21 @@ const GimpPlugInInfo PLUG_IN_INFO = { NULL, NULL, query, run };
 
 MAIN ()
 
+/* Catalogs live in locale/ inside the plug-in's own folder, as GIMP 3
+ * expects, so one layout serves both versions and per-user installs. */
+static void
+bind_catalogs (void)
+{
+  gchar *folder = g_path_get_dirname (gimp_get_progname ());
+  gchar *locale = g_build_filename (folder, "locale", NULL);
+
+  bindtextdomain (GETTEXT_PACKAGE, locale);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  gimp_plugin_domain_register (GETTEXT_PACKAGE, locale);
+  g_free (locale);
+  g_free (folder);
+}
+
 static void
 query (void)
 {
@@ -36,7 +47,7 @@ query (void)
     { GIMP_PDB_INT32,    "linear",   LINEAR_BLURB }
   };
 
-  gimp_plugin_domain_register (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_catalogs ();
   gimp_install_procedure (PLUG_IN_PROC, PLUG_IN_BLURB, PLUG_IN_HELP, PLUG_IN_AUTHOR,
                           PLUG_IN_COPYRIGHT, PLUG_IN_DATE, PLUG_IN_MENU_LABEL, "RGB*, GRAY*",
                           GIMP_PLUGIN, G_N_ELEMENTS (args), 0, args, NULL);
@@ -92,8 +103,7 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
   *return_vals = values;
   values[0].type = GIMP_PDB_STATUS;
 
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  bind_catalogs ();
   gegl_init (NULL, NULL);
 
   switch (run_mode)
@@ -109,10 +119,24 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
       blur.sigma = param[3].data.d_float;
       blur.linear = param[4].data.d_int32 != 0;
       break;
-    case GIMP_RUN_INTERACTIVE:      /* the dialog comes with the next issue */
+    case GIMP_RUN_INTERACTIVE:
     case GIMP_RUN_WITH_LAST_VALS:
       gimp_get_data (PLUG_IN_PROC, &blur);
       break;
+    }
+
+  /* One engine for the dialog's preview and the final blur, so OK applies
+   * exactly what the preview showed. */
+  if (!error && run_mode == GIMP_RUN_INTERACTIVE
+      && blur_check_arguments (blur.sigma, gimp_item_is_valid (drawable),
+                               gimp_item_is_group (drawable), gimp_drawable_is_indexed (drawable),
+                               &error)
+      && (engine = blur_engine_new (&error))
+      && !blur_dialog (drawable, engine, &blur))
+    {
+      gblur_engine_free (engine);
+      values[0].data.d_status = GIMP_PDB_CANCEL;
+      return;
     }
 
   if (!error
@@ -120,7 +144,7 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
                                gimp_item_is_valid (drawable) && gimp_item_is_group (drawable),
                                gimp_item_is_valid (drawable) && gimp_drawable_is_indexed (drawable),
                                &error)
-      && (engine = blur_engine_new (&error))
+      && (engine || (engine = blur_engine_new (&error)))
       && blur_drawable (engine, drawable, &blur, &error))
     {
       if (run_mode != GIMP_RUN_NONINTERACTIVE)

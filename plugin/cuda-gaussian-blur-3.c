@@ -6,6 +6,7 @@
 #include <libgimp/gimp.h>
 
 #include "blur-drawable.h"
+#include "blur-dialog.h"
 
 typedef struct _CudaBlur      CudaBlur;
 typedef struct _CudaBlurClass CudaBlurClass;
@@ -145,7 +146,7 @@ cuda_blur_run (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
   (void) run_data;
   gegl_init (NULL, NULL);
   /* libgimp fills config from the arguments, or from the last values for
-   * RUN-WITH-LAST-VALS and (until the dialog exists) RUN-INTERACTIVE. */
+   * RUN-WITH-LAST-VALS and RUN-INTERACTIVE (the dialog starts from them). */
   g_object_get (config, "sigma", &sigma, "linear", &linear, NULL);
 
   /* Check every drawable before changing any. */
@@ -157,8 +158,21 @@ cuda_blur_run (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
                                gimp_drawable_is_indexed (drawables[i]), &error))
       goto done;
 
+  /* One engine for the dialog's preview and the final blur, so OK applies
+   * exactly what the preview showed. */
   if (!(engine = blur_engine_new (&error)))
     goto done;
+  if (run_mode == GIMP_RUN_INTERACTIVE)
+    {
+      if (!blur_dialog (procedure, config, drawables[0], engine))
+        {
+          gblur_engine_free (engine);
+          return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL, NULL);
+        }
+      g_object_get (config, "sigma", &sigma, "linear", &linear, NULL);
+      if (!blur_check_arguments (sigma, TRUE, FALSE, FALSE, &error))
+        goto done;
+    }
 
   gimp_progress_init (_("CUDA Gaussian Blur"));
   if (n > 1)
