@@ -11,6 +11,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define ROWS 8                     /* output rows per vertical block */
+#define VLEN 8                     /* floats per vector */
+#define HSTRIP (4 * VLEN)          /* floats per horizontal strip */
+
+typedef float vecf __attribute__ ((vector_size (VLEN * sizeof (float))));
+
+/* Unaligned vector load and store (statement expressions rather than
+ * functions: a vector return value would change the baseline ABI). */
+#define vload(p)     ({ vecf v_; memcpy (&v_, (p), sizeof v_); v_; })
+#define vstore(p, v) do { vecf s_ = (v); memcpy ((p), &s_, sizeof s_); } while (0)
 
 /* ---- A small persistent thread pool: run fn(ctx, i) for i in 0..n-1. ---- */
 
@@ -212,6 +226,61 @@ clamp01 (float v)
   return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
 }
 
+/* The common cases of load_row and store_row as plain loops the compiler
+ * vectorises (inlined into each instruction-set clone); same arithmetic. */
+static inline __attribute__ ((always_inline)) void
+load_row_fast (const unsigned char *row, gblur_sample sample, int pixels, int channels,
+               unsigned flags, const gblur_srgb_tables *srgb, float *out)
+{
+  const int n = pixels * channels;
+
+  if (sample == GBLUR_U8 && flags == 0)
+    for (int i = 0; i < n; i++)
+      out[i] = row[i] * (1.0f / 255.0f);
+  else
+    load_row (row, sample, pixels, channels, flags, srgb, out);
+}
+
+static void store_row (float *values, int pixels, int channels, unsigned flags,
+                       gblur_sample sample, const gblur_srgb_tables *srgb, unsigned char *row);
+
+static inline __attribute__ ((always_inline)) void
+store_row_fast (float *values, int pixels, int channels, unsigned flags, gblur_sample sample,
+                const gblur_srgb_tables *srgb, unsigned char *row)
+{
+  const int n = pixels * channels;
+
+#ifdef __SSE2__
+  if (sample == GBLUR_U8 && flags == 0)
+    {
+      /* SSE2 is in every x86-64: min/max clamp, truncating convert, packs. */
+      const __m128 zero = _mm_setzero_ps (), one = _mm_set1_ps (1.0f);
+      const __m128 scale = _mm_set1_ps (255.0f), half = _mm_set1_ps (0.5f);
+      int          i = 0;
+      for (; i + 16 <= n; i += 16)
+        {
+          __m128i q[4];
+          for (int k = 0; k < 4; k++)
+            {
+              __m128 v = _mm_loadu_ps (values + i + 4 * k);
+              v = _mm_min_ps (_mm_max_ps (v, zero), one);
+              q[k] = _mm_cvttps_epi32 (_mm_add_ps (_mm_mul_ps (v, scale), half));
+            }
+          _mm_storeu_si128 ((__m128i *) (row + i),
+                            _mm_packus_epi16 (_mm_packs_epi32 (q[0], q[1]),
+                                              _mm_packs_epi32 (q[2], q[3])));
+        }
+      for (; i < n; i++)
+        row[i] = (unsigned char) (clamp01 (values[i]) * 255.0f + 0.5f);
+    }
+#else
+  if (0)
+    ;
+#endif
+  else
+    store_row (values, pixels, channels, flags, sample, srgb, row);
+}
+
 static void
 store_row (float *values, int pixels, int channels, unsigned flags, gblur_sample sample,
            const gblur_srgb_tables *srgb, unsigned char *row)
@@ -269,17 +338,6 @@ store_row (float *values, int pixels, int channels, unsigned flags, gblur_sample
  * taps (symmetric taps folded).  The loops use GCC vector types: compiled
  * for the baseline instruction set, and again for AVX2+FMA, chosen at run
  * time; both use float32 arithmetic. */
-
-#define ROWS 8                     /* output rows per vertical block */
-#define VLEN 8                     /* floats per vector */
-#define HSTRIP (4 * VLEN)          /* floats per horizontal strip */
-
-typedef float vecf __attribute__ ((vector_size (VLEN * sizeof (float))));
-
-/* Unaligned vector load and store (statement expressions rather than
- * functions: a vector return value would change the baseline ABI). */
-#define vload(p)     ({ vecf v_; memcpy (&v_, (p), sizeof v_); v_; })
-#define vstore(p, v) do { vecf s_ = (v); memcpy ((p), &s_, sizeof s_); } while (0)
 
 typedef struct {
   const gblur_job         *job;
@@ -385,9 +443,9 @@ blur_tile_body (const cpu_run *run, const gblur_tile *t, float *ring, float *lin
       for (; next_row <= need; next_row++)
         {
           float *dst_row = ring + (size_t) (next_row % run->ring_rows) * run->ring_stride;
-          load_row ((const unsigned char *) src->data + (size_t) next_row * src->stride
+          load_row_fast ((const unsigned char *) src->data + (size_t) next_row * src->stride
                       + (size_t) t->reg_x0 * c * sample_bytes,
-                    src->sample, t->reg_w, c, job->flags, run->srgb, dst_row);
+                         src->sample, t->reg_w, c, job->flags, run->srgb, dst_row);
           for (size_t i = (size_t) t->reg_w * c; i < n_reg; i++)
             dst_row[i] = 0.0f;   /* finite padding: its sums are discarded */
         }
@@ -415,9 +473,9 @@ blur_tile_body (const cpu_run *run, const gblur_tile *t, float *ring, float *lin
                     v + (size_t) (t->reg_w - 1) * c, (size_t) c * sizeof (float));
 
           horizontal_row (line + (size_t) r * c, job->weights, r, c, out, n_out);
-          store_row (out, t->out_w, c, job->flags, dst->sample, run->srgb,
-                     (unsigned char *) dst->data + (size_t) (y - job->geo.win_y) * dst->stride
-                     + (size_t) (t->out_x0 - job->geo.win_x) * c * sample_bytes);
+          store_row_fast (out, t->out_w, c, job->flags, dst->sample, run->srgb,
+                          (unsigned char *) dst->data + (size_t) (y - job->geo.win_y) * dst->stride
+                          + (size_t) (t->out_x0 - job->geo.win_x) * c * sample_bytes);
         }
     }
 }

@@ -4,6 +4,7 @@
   batch_test.py prepare VERSION WORKDIR   writes inputs and WORKDIR/cases.scm
   batch_test.py check VERSION WORKDIR LOG compares outputs; prints
                                           "N passed, N failed"
+  batch_test.py gui-prepare|gui-check ... the same for tests/gimp/gui-test.sh
 
 Expected results come from a double-precision evaluation of the blur's
 definition (numpy), written here independently of the engine.  Tolerances:
@@ -362,6 +363,74 @@ def check(version, work, log_path):
     return 0 if passed == len(results) else 1
 
 
+# ------------------------------------------------------------- GUI tests
+GUI_SIGMA_TYPED = 8.0
+LOCALES = {"ko": "ko_KR.UTF-8", "de": "de_DE.UTF-8"}
+
+
+def dialog_title(lang):
+    """The dialog's title in `lang`, from our own catalogue."""
+    if not lang:
+        return "CUDA Gaussian Blur"
+    po = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "po", f"{lang}.po"),
+              encoding="utf-8").read()
+    m = re.search(r'^msgid "CUDA Gaussian Blur"\nmsgstr "(.+)"$', po, re.M)
+    if not m:
+        raise SystemExit(f"no translation of the title in po/{lang}.po")
+    return m.group(1)
+
+
+def write_gui_scheme(version, work):
+    cv2.imwrite(f"{work}/in.png", np.round(pattern(240, 320, 3) * 255).astype(np.uint8))
+    path = f"{work}/in.png"
+    if version == "3":
+        call = ("(catch #f (plug-in-cuda-gaussian-blur #:run-mode RUN-INTERACTIVE #:image img "
+                "#:drawables (vector drw) #:sigma 2 #:linear TRUE))")
+        found = f'(pair? (car (file-glob #:pattern "{work}/undone.marker" #:filename-encoding FALSE)))'
+        image = "(img (vector-ref (car (gimp-get-images)) 0)) (drw (vector-ref (car (gimp-image-get-layers img)) 0))"
+    else:
+        call = "(catch #f (plug-in-cuda-gaussian-blur RUN-INTERACTIVE img drw 2 TRUE))"
+        found = f'(> (car (file-glob "{work}/undone.marker" 0)) 0)'
+        image = "(img (vector-ref (cadr (gimp-image-list)) 0)) (drw (car (gimp-image-get-active-layer img)))"
+    with open(f"{work}/gui1.scm", "w") as f:
+        f.write(f"(gimp-message-set-handler CONSOLE)\n"
+                f"(let* ({scm_load(version, path)})\n"
+                f"  (gimp-display-new img)\n"
+                f"  {call}\n  {scm_save(version, 'img', 'drw', f'{work}/cancelled.png')}\n"
+                f"  {call}\n  {scm_save(version, 'img', 'drw', f'{work}/after.png')})\n")
+    with open(f"{work}/gui2.scm", "w") as f:
+        f.write(f"(define (wait-for-undo) (if (not {found}) (wait-for-undo)))\n"
+                f"(wait-for-undo)\n"
+                f"(let* ({image})\n  {scm_save(version, 'img', 'drw', f'{work}/undone.png')})\n"
+                f"(gimp-quit 0)\n")
+
+
+def gui_check(version, work, log_path):
+    src = read(f"{work}/in.png")
+    results = []
+
+    def record(name, ok, detail=""):
+        results.append(ok)
+        print(f"{'PASS' if ok else 'FAIL'}: {name}{' — ' + detail if detail else ''}")
+
+    def load(name):
+        try:
+            return read(f"{work}/{name}")
+        except FileNotFoundError:
+            return None
+
+    cancelled, after, undone = load("cancelled.png"), load("after.png"), load("undone.png")
+    record("Cancel leaves the image untouched", cancelled is not None and np.array_equal(cancelled, src))
+    if after is not None:
+        err = np.abs(after.astype(np.float64) - expected(src, 255.0, GUI_SIGMA_TYPED, True)).max()
+        record(f"OK applies sigma {GUI_SIGMA_TYPED:g} as typed", err <= 1.0, f"max error {err:.3g}")
+    else:
+        record(f"OK applies sigma {GUI_SIGMA_TYPED:g} as typed", False, "no output")
+    record("Ctrl+Z restores the original pixels", undone is not None and np.array_equal(undone, src))
+    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
+    return 0 if all(results) else 1
+
+
 def main():
     if len(sys.argv) >= 4 and sys.argv[1] == "prepare":
         write_inputs(sys.argv[3])
@@ -369,6 +438,17 @@ def main():
         return 0
     if len(sys.argv) == 5 and sys.argv[1] == "check":
         return check(sys.argv[2], sys.argv[3], sys.argv[4])
+    if len(sys.argv) == 4 and sys.argv[1] == "gui-prepare":
+        write_gui_scheme(sys.argv[2], sys.argv[3])
+        return 0
+    if len(sys.argv) == 5 and sys.argv[1] == "gui-check":
+        return gui_check(sys.argv[2], sys.argv[3], sys.argv[4])
+    if len(sys.argv) == 3 and sys.argv[1] == "dialog-title":
+        print(dialog_title(sys.argv[2]))
+        return 0
+    if len(sys.argv) == 3 and sys.argv[1] == "locale":
+        print(LOCALES[sys.argv[2]])
+        return 0
     print(__doc__)
     return 2
 
