@@ -15,7 +15,8 @@
 #include <emmintrin.h>
 #endif
 
-#define ROWS 8                     /* output rows per vertical block */
+#define ROWS 8                     /* output rows per vertical sub-block (registers) */
+#define BLOCK_MAX (8 * ROWS)       /* output rows per ring step, at most */
 #define VLEN 8                     /* floats per vector */
 #define HSTRIP (4 * VLEN)          /* floats per horizontal strip */
 
@@ -348,13 +349,14 @@ typedef struct {
   int                      band_end;
   int                      next_tile;   /* guarded by lock */
   int                      workers;     /* how many workers the memory limit allows */
+  int                      block;       /* output rows per ring step, a multiple of ROWS */
   int                      ring_rows;   /* rows in each ring */
   size_t                   ring_stride; /* floats per ring row */
   size_t                   line_len;    /* floats per line */
-  float                   *wz;          /* the full kernel, ROWS - 1 zeros each side */
+  vecf                    *wz;          /* the full kernel, broadcast, ROWS - 1 zeros each side */
   pthread_mutex_t          lock;
   float                  **ring;        /* per worker scratch */
-  float                  **lines;       /* ROWS + 1 lines: ROWS outputs, one spare */
+  float                  **lines;       /* block + 1 lines: block outputs, one spare */
   float                  **out;
 } cpu_run;
 
@@ -370,27 +372,33 @@ round_up (size_t v, size_t m)
   return (v + m - 1) / m * m;
 }
 
-/* outs[j][x] = sum_i wz[i - j + ROWS - 1] * rows[i][x] for j < ROWS, over
- * nrows = 2r + ROWS rows; n is a multiple of VLEN.  The zero padding of wz
- * makes every (i, j) pair valid, so the inner loop has no branches. */
+/* outs[j][x] = sum_i wz[i - j + ROWS - 1] * rows[i][x] for j < nblk * ROWS,
+ * over rows i of [j - ROWS + 1, j + 2r] (nrows = 2r + ROWS per sub-block of
+ * ROWS outputs); n is a multiple of VLEN.  The zero padding of wz makes
+ * every (i, j) pair of a sub-block valid, so the inner loop has no branches.
+ * The sub-blocks of one column strip run one after the other, so the strip's
+ * input lines are fetched once and then found in the L1 cache. */
 static inline __attribute__ ((always_inline)) void
-vertical_block (const float *const *rows, int nrows, const float *wz, float *const *outs, size_t n)
+vertical_block (const float *const *rows, int nrows, int nblk, const vecf *wz,
+                float *const *outs, size_t n)
 {
   for (size_t x = 0; x < n; x += VLEN)
-    {
-      vecf acc[ROWS];
-      for (int j = 0; j < ROWS; j++)
-        acc[j] = (vecf) { 0 };
-      for (int i = 0; i < nrows; i++)
-        {
-          const vecf   v = vload (rows[i] + x);
-          const float *wi = wz + i + ROWS - 1;
-          for (int j = 0; j < ROWS; j++)
-            acc[j] += v * wi[-j];
-        }
-      for (int j = 0; j < ROWS; j++)
-        vstore (outs[j] + x, acc[j]);
-    }
+    for (int b = 0; b < nblk; b++)
+      {
+        const float *const *brows = rows + b * ROWS;
+        vecf acc[ROWS];
+        for (int j = 0; j < ROWS; j++)
+          acc[j] = (vecf) { 0 };
+        for (int i = 0; i < nrows; i++)
+          {
+            const vecf   v = vload (brows[i] + x);
+            const vecf  *wi = wz + i + ROWS - 1;
+            for (int j = 0; j < ROWS; j++)
+              acc[j] += v * wi[-j];
+          }
+        for (int j = 0; j < ROWS; j++)
+          vstore (outs[b * ROWS + j] + x, acc[j]);
+      }
 }
 
 /* out[i] = w[0] mid[i] + sum_k w[k] (mid[i - k step] + mid[i + k step]) for i < n,
@@ -431,12 +439,15 @@ blur_tile_body (const cpu_run *run, const gblur_tile *t, float *ring, float *lin
   const int          nrows = 2 * r + ROWS;
   const int          last_reg_row = t->reg_y0 + t->reg_h - 1;
   int                next_row = t->reg_y0;                     /* next region row to convert */
-  const float       *rows[2 * GBLUR_MAX_RADIUS + ROWS];
-  float             *outs[ROWS];
+  const int          block = run->block;
+  const float       *rows[2 * GBLUR_MAX_RADIUS + BLOCK_MAX];
+  float             *outs[BLOCK_MAX];
 
-  for (int y0 = t->out_y0; y0 < t->out_y0 + t->out_h; y0 += ROWS)
+  for (int y0 = t->out_y0; y0 < t->out_y0 + t->out_h; y0 += block)
     {
-      const int need = y0 + ROWS - 1 + r < last_reg_row ? y0 + ROWS - 1 + r : last_reg_row;
+      const int need = y0 + block - 1 + r < last_reg_row ? y0 + block - 1 + r : last_reg_row;
+      const int nout = t->out_y0 + t->out_h - y0 < block ? t->out_y0 + t->out_h - y0 : block;
+      const int nblk = (nout + ROWS - 1) / ROWS;
 
       /* Convert the rows this block adds; no row still needed is overwritten
        * since a block spans at most ring_rows distinct rows. */
@@ -451,14 +462,16 @@ blur_tile_body (const cpu_run *run, const gblur_tile *t, float *ring, float *lin
         }
       /* Clamp to the region, which holds the image edge whenever a valid
        * output's kernel reaches past it. */
-      for (int i = 0; i < nrows; i++)
+      for (int i = 0; i < nrows + (nblk - 1) * ROWS; i++)
         rows[i] = ring + (size_t) (clamp_int (y0 - r + i, t->reg_y0, last_reg_row) % run->ring_rows)
                          * run->ring_stride;
-      for (int j = 0; j < ROWS; j++)
-        outs[j] = lines + (size_t) j * run->line_len + (size_t) (t->reg_x0 - line_x0) * c;
-      vertical_block (rows, nrows, run->wz, outs, n_reg);
+      /* Rows past the tile's end go to the spare line. */
+      for (int j = 0; j < nblk * ROWS; j++)
+        outs[j] = lines + (size_t) (j < nout ? j : block) * run->line_len
+                  + (size_t) (t->reg_x0 - line_x0) * c;
+      vertical_block (rows, nrows, nblk, run->wz, outs, n_reg);
 
-      for (int j = 0; j < ROWS && y0 + j < t->out_y0 + t->out_h; j++)
+      for (int j = 0; j < nout; j++)
         {
           float *line = lines + (size_t) j * run->line_len;
           float *v = outs[j];
@@ -533,50 +546,53 @@ run_band_worker (void *data, int worker)
 
 /* Scratch floats of one worker for tiles tile_w wide. */
 static void
-scratch_sizes (const gblur_job *job, int tile_w, int *ring_rows, size_t *ring_stride,
+scratch_sizes (const gblur_job *job, int tile_w, int block, int *ring_rows, size_t *ring_stride,
                size_t *line_len, size_t *out_len)
 {
   const int    r = job->radius, img_w = job->geo.img_w, img_h = job->geo.img_h;
   const size_t c = (size_t) job->src->channels;
   const int    reg_cols = tile_w + 2 * r < img_w ? tile_w + 2 * r : img_w;
 
-  *ring_rows = 2 * r + ROWS < img_h ? 2 * r + ROWS : img_h;
+  *ring_rows = 2 * r + block < img_h ? 2 * r + block : img_h;
   *ring_stride = round_up ((size_t) reg_cols * c, VLEN);
   *line_len = ((size_t) tile_w + 3 * (size_t) r) * c + 2 * HSTRIP;
   *out_len = round_up ((size_t) tile_w * c, HSTRIP);
 }
 
 static size_t
-scratch_bytes (const gblur_job *job, int tile_w)
+scratch_bytes (const gblur_job *job, int tile_w, int block)
 {
   int    ring_rows;
   size_t ring_stride, line_len, out_len;
 
-  scratch_sizes (job, tile_w, &ring_rows, &ring_stride, &line_len, &out_len);
-  return ((size_t) ring_rows * ring_stride + (ROWS + 1) * line_len + out_len) * sizeof (float);
+  scratch_sizes (job, tile_w, block, &ring_rows, &ring_stride, &line_len, &out_len);
+  return ((size_t) ring_rows * ring_stride + (size_t) (block + 1) * line_len + out_len)
+         * sizeof (float);
 }
 
-/* Tiles: full-width stripes when the ring fits a cache-sized target, else
- * column blocks no narrower than needed to keep the halo cheap; then as wide
- * as the memory limit allows.  Stripes are short enough that every thread
- * gets work and progress is reported a few times. */
+/* Tiles: full-width stripes (the vertical pass reads the ring once per
+ * BLOCK rows, so it need not fit a cache), narrower only when the memory
+ * limit says so.  Stripes are short enough that every thread gets work and
+ * progress is reported a few times. */
 static int
-plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling)
+plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling, int *block)
 {
-  const int    W = job->geo.win_w, H = job->geo.win_h, r = job->radius;
+  const int    W = job->geo.win_w, H = job->geo.win_h;
   const size_t budget = job->memory_limit / (size_t) threads;
-  const size_t cache_target = (size_t) 3 << 19;   /* 1.5 MiB */
-  int          min_w = 4 * r > 512 ? 4 * r : 512;
   int          tile_w = W;
   int          stripes = 8 * threads;
 
-  while (tile_w > min_w && scratch_bytes (job, tile_w) > cache_target)
-    tile_w = (tile_w + 1) / 2;
-  while (scratch_bytes (job, tile_w) > budget)
+  /* Large radii: several sub-blocks per ring step, so each input line is
+   * fetched once per BLOCK_MAX rows; small radii: the lines stay in L2. */
+  *block = job->radius >= 16 ? BLOCK_MAX : ROWS;
+  while (scratch_bytes (job, tile_w, *block) > budget)
     {
-      if (tile_w == 1)
+      if (*block > ROWS)
+        *block /= 2;
+      else if (tile_w == 1)
         return 0;
-      tile_w = (tile_w + 1) / 2;
+      else
+        tile_w = (tile_w + 1) / 2;
     }
   tiling->tile_w = tile_w;
   tiling->tile_h = (H + stripes - 1) / stripes;
@@ -601,7 +617,7 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
   job->rows_valid = 0;
   /* Fewer workers when the memory limit cannot give each its scratch. */
   for (run.workers = threads; run.workers > 0; run.workers--)
-    if (plan_tiles (job, run.workers, &run.tiling))
+    if (plan_tiles (job, run.workers, &run.tiling, &run.block))
       break;
   if (run.workers == 0)
     {
@@ -612,9 +628,16 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
   run.tiles_x = (W + run.tiling.tile_w - 1) / run.tiling.tile_w;
   tiles_y = (H + run.tiling.tile_h - 1) / run.tiling.tile_h;
   ntiles = run.tiles_x * tiles_y;
-  scratch_sizes (job, run.tiling.tile_w, &run.ring_rows, &run.ring_stride, &run.line_len, &out_len);
+  scratch_sizes (job, run.tiling.tile_w, run.block, &run.ring_rows, &run.ring_stride, &run.line_len, &out_len);
 
-  run.wz = calloc ((size_t) (2 * r + 1 + 2 * (ROWS - 1)), sizeof (float));
+  {
+    /* vector-aligned: the vertical loop reads it as whole vectors */
+    size_t wz_bytes = (size_t) (2 * r + 1 + 2 * (ROWS - 1)) * sizeof (vecf);
+    void  *p = NULL;
+    if (posix_memalign (&p, 64, wz_bytes) == 0)
+      memset (p, 0, wz_bytes);
+    run.wz = p;
+  }
   run.ring = calloc ((size_t) threads, sizeof (float *));
   run.lines = calloc ((size_t) threads, sizeof (float *));
   run.out = calloc ((size_t) threads, sizeof (float *));
@@ -624,7 +647,7 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
     {
       /* calloc: line padding read by the vector loops starts finite */
       run.ring[i] = malloc ((size_t) run.ring_rows * run.ring_stride * sizeof (float));
-      run.lines[i] = calloc ((ROWS + 1) * run.line_len, sizeof (float));
+      run.lines[i] = calloc ((size_t) (run.block + 1) * run.line_len, sizeof (float));
       run.out[i] = malloc (out_len * sizeof (float));
       if (!run.ring[i] || !run.lines[i] || !run.out[i])
         status = GBLUR_E_NOMEM;
@@ -633,7 +656,7 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
     snprintf (err, err_size, "out of host memory for the CPU backend's scratch buffers");
   else
     for (int k = -r; k <= r; k++)
-      run.wz[ROWS - 1 + r + k] = job->weights[k < 0 ? -k : k];
+      run.wz[ROWS - 1 + r + k] = (vecf) { 0 } + job->weights[k < 0 ? -k : k];
 
   /* A band is as many tiles as workers (whole stripes); progress after each. */
   band = run.workers > run.tiles_x ? run.workers : run.tiles_x;
