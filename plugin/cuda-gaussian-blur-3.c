@@ -93,10 +93,10 @@ cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
   gimp_procedure_set_documentation (procedure, _(PLUG_IN_BLURB), _(PLUG_IN_HELP), name);
   gimp_procedure_set_attribution (procedure, PLUG_IN_AUTHOR, PLUG_IN_COPYRIGHT, PLUG_IN_DATE);
 
-  gimp_procedure_add_double_argument (procedure, "sigma", _("_Sigma"), _(SIGMA_BLURB),
+  gimp_procedure_add_double_argument (procedure, "sigma", _("S_igma"), _(SIGMA_BLURB),
                                       GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX, SIGMA_DEFAULT,
                                       G_PARAM_READWRITE);
-  gimp_procedure_add_boolean_argument (procedure, "linear", _("_Linear light"), _(LINEAR_BLURB),
+  gimp_procedure_add_boolean_argument (procedure, "linear", _("Li_near light"), _(LINEAR_BLURB),
                                        LINEAR_DEFAULT, G_PARAM_READWRITE);
   return procedure;
 }

@@ -54,7 +54,7 @@ blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
   table = gtk_table_new (1, 3, FALSE);
   gtk_table_set_col_spacings (GTK_TABLE (table), 6);
   gtk_box_pack_start (GTK_BOX (main_vbox), table, FALSE, FALSE, 0);
-  adj = gimp_scale_entry_new (GTK_TABLE (table), 0, 0, _("_Sigma:"), SCALE_WIDTH, SPIN_DIGITS,
+  adj = gimp_scale_entry_new (GTK_TABLE (table), 0, 0, _("S_igma:"), SCALE_WIDTH, SPIN_DIGITS,
                               values->sigma, GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX, 0.1, 1.0, 2,
                               TRUE, 0, 0, _(SIGMA_BLURB), NULL);
   /* Fine steps at small sigma, still reaching 500. */
@@ -63,7 +63,7 @@ blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
                     &values->sigma);
   g_signal_connect_swapped (adj, "value-changed", G_CALLBACK (gimp_preview_invalidate), preview);
 
-  toggle = gtk_check_button_new_with_mnemonic (_("_Linear light"));
+  toggle = gtk_check_button_new_with_mnemonic (_("Li_near light"));
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (toggle), values->linear);
   gimp_help_set_help_data (toggle, _(LINEAR_BLURB), NULL);
   gtk_box_pack_start (GTK_BOX (main_vbox), toggle, FALSE, FALSE, 0);

@@ -96,7 +96,7 @@ if [ -n "$win" ]; then
   sleep 2
   import -window "$win" "$work/before-change.png"
   xdotool windowfocus --sync "$win"
-  xdotool key alt+s; sleep 0.3; xdotool key ctrl+a; xdotool type "8"; xdotool key Tab
+  xdotool key alt+i; sleep 0.3; xdotool key ctrl+a; xdotool type "8"; xdotool key Tab
   sleep 2
   import -window "$win" "$work/after-change.png"
   import -window root "$artifacts/gimp$version$suffix-dialog-sigma8.png"
