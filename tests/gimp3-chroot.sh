@@ -8,7 +8,10 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 root=${GIMP3_CHROOT:-/var/cache/cuda-gaussian-blur/trixie}
-packages="gimp libgimp-3.0-dev libgimp-3.0-bin build-essential autoconf automake libtool pkg-config gettext"
+packages="gimp libgimp-3.0-dev libgimp-3.0-bin build-essential autoconf automake libtool pkg-config gettext
+          locales fonts-nanum"
+# Locales the GUI tests run in.
+locales="ko_KR.UTF-8 de_DE.UTF-8"
 
 if [ ! -f "$root/.ready" ]; then
   command -v debootstrap >/dev/null 2>&1 || {
@@ -23,6 +26,15 @@ if [ ! -f "$root/.ready" ]; then
   umount "$root/proc" 2>/dev/null || true
   touch "$root/.ready"
 fi
+# What later versions of this script added to the package list.
+if ! chroot "$root" dpkg-query -W $packages >/dev/null 2>&1; then
+  chroot "$root" /bin/sh -c "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && \
+    apt-get install -y -qq --no-install-recommends $packages >/dev/null" || exit 1
+fi
+for l in $locales; do
+  grep -q "^$l UTF-8" "$root/etc/locale.gen" 2>/dev/null || { echo "$l UTF-8" >>"$root/etc/locale.gen"; regen=1; }
+done
+[ -n "${regen:-}" ] && chroot "$root" locale-gen >/dev/null
 
 # Mount what the command needs; unmount on the way out.
 mounted=""

@@ -370,13 +370,16 @@ LOCALES = {"ko": "ko_KR.UTF-8", "de": "de_DE.UTF-8"}
 
 def dialog_title(lang):
     """The dialog's title in `lang`, from our own catalogue."""
-    if not lang:
-        return "CUDA Gaussian Blur"
+    return translation(lang, "CUDA Gaussian Blur") if lang else "CUDA Gaussian Blur"
+
+
+def translation(lang, msgid):
+    """msgstr of `msgid` in our po/LANG.po."""
     po = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "po", f"{lang}.po"),
               encoding="utf-8").read()
-    m = re.search(r'^msgid "CUDA Gaussian Blur"\nmsgstr "(.+)"$', po, re.M)
+    m = re.search(r'^msgid "%s"\nmsgstr "(.+)"$' % re.escape(msgid), po, re.M)
     if not m:
-        raise SystemExit(f"no translation of the title in po/{lang}.po")
+        raise SystemExit(f"no translation of {msgid!r} in po/{lang}.po")
     return m.group(1)
 
 
@@ -445,6 +448,9 @@ def main():
         return gui_check(sys.argv[2], sys.argv[3], sys.argv[4])
     if len(sys.argv) == 3 and sys.argv[1] == "dialog-title":
         print(dialog_title(sys.argv[2]))
+        return 0
+    if len(sys.argv) == 4 and sys.argv[1] == "translation":
+        print(translation(sys.argv[2], sys.argv[3]))
         return 0
     if len(sys.argv) == 3 and sys.argv[1] == "locale":
         print(LOCALES[sys.argv[2]])

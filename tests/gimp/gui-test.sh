@@ -99,6 +99,7 @@ if [ -n "$win" ]; then
   xdotool key alt+i; sleep 0.3; xdotool key ctrl+a; xdotool type "8"; xdotool key Tab
   sleep 2
   import -window "$win" "$work/after-change.png"
+  cp "$work/after-change.png" "$artifacts/gimp$version$suffix-dialog-window.png"
   import -window root "$artifacts/gimp$version$suffix-dialog-sigma8.png"
   changed=$(compare -metric AE "$work/before-change.png" "$work/after-change.png" null: 2>&1 | cut -d' ' -f1)
   result $([ "${changed%.*}" -gt 2000 ] 2>/dev/null && echo 1 || echo 0) \
@@ -123,6 +124,23 @@ import -window root "$artifacts/gimp$version$suffix-after-undo.png"
 i=0; while kill -0 $gimp 2>/dev/null && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
 kill $gimp 2>/dev/null; pkill -f "gimp-$version" 2>/dev/null
 kill $xvfb 2>/dev/null
+
+# The menu label in the test's language, as GIMP shows it: GIMP 3 keeps the
+# label the plug-in registered (translated by our catalogue) in pluginrc;
+# GIMP 2.10 keeps the msgid and the domain's folder, and translates with
+# gettext when it builds the menu.
+if [ -n "$lang" ]; then
+  label=$($PY "$here/batch_test.py" translation "$lang" "CUDA Gaussian Blur…")
+  rc=$work/profile/pluginrc
+  case $version in
+    3) got=$(grep -o "\"$label\"" "$rc" | head -n 1 | tr -d '"') ;;
+    2) dir=$(sed -n 's/.*(locale-def "cuda-gaussian-blur" "\(.*\)"))*$/\1/p' "$rc" | head -n 1 \
+             | sed "s|\${gimp_dir}|$work/profile|")
+       got=$(LANG=$($PY "$here/batch_test.py" locale "$lang") LANGUAGE=$lang TEXTDOMAINDIR=$dir \
+             gettext -d cuda-gaussian-blur "CUDA Gaussian Blur…") ;;
+  esac
+  result $([ "$got" = "$label" ] && echo 1 || echo 0) "menu label in '$lang'" "'$got'"
+fi
 
 out=$($PY "$here/batch_test.py" gui-check "$version" "$work" "$work/log")
 echo "$out" | grep -E '^(PASS|FAIL)'
