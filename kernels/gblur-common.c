@@ -79,6 +79,8 @@ srgb_tables_build (void)
     srgb_tables.encode_u8_threshold[k] = (float) gblur_srgb_to_linear ((k + 0.5) / 255.0);
   for (int i = 0; i < 65536; i++)
     srgb_tables.decode_u16[i] = (float) gblur_srgb_to_linear (i / 65535.0);
+  for (int i = 0; i <= 4096; i++)
+    srgb_tables.encode_u8_guess[i] = (unsigned char) (255.0 * gblur_linear_to_srgb (i / 4096.0) + 0.5);
 }
 
 const gblur_srgb_tables *

@@ -1,8 +1,9 @@
-/* The CPU backend: the image is cut into tiles (stripes from the top, split
- * into one column block per thread); each tile's input region is converted
- * to float once, blurred vertically row by row into a padded line, then
- * horizontally.  The inner loops are plain multiply-adds over contiguous
- * floats, which the compiler vectorises for the baseline instruction set. */
+/* The CPU backend: the image is cut into tiles (full-width stripes unless
+ * the memory limit asks for column blocks), handed to the pool's threads a
+ * band at a time.  Each tile converts its input rows to float once into a
+ * ring, blurs them vertically several rows at a time into padded lines, then
+ * horizontally; the hot loops are built for the baseline instruction set and
+ * for AVX2+FMA, picked at run time (see "The blur of one tile"). */
 #include "gblur-internal.h"
 
 #include <math.h>
@@ -205,22 +206,6 @@ load_row (const unsigned char *row, gblur_sample sample, int pixels, int channel
       }
 }
 
-static int
-encode_u8_linear (const gblur_srgb_tables *srgb, float v)
-{
-  int lo = 0, hi = 255; /* the code = how many thresholds v reaches */
-
-  while (lo < hi)
-    {
-      int mid = (lo + hi) >> 1;
-      if (srgb->encode_u8_threshold[mid] <= v)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
 static float
 clamp01 (float v)
 {
@@ -306,7 +291,7 @@ store_row (float *values, int pixels, int channels, unsigned flags, gblur_sample
       for (int i = 0; i < n; i++)
         {
           if (linear && !(has_alpha && i % channels == channels - 1))
-            row[i] = (unsigned char) encode_u8_linear (srgb, values[i]);
+            row[i] = (unsigned char) gblur_encode_u8_linear (srgb, values[i]);
           else
             row[i] = (unsigned char) (clamp01 (values[i]) * 255.0f + 0.5f);
         }

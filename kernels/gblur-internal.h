@@ -68,7 +68,24 @@ typedef struct {
   float decode_u8[256];           /* u8 code -> linear [0,1] */
   float encode_u8_threshold[255]; /* linear value where code k rounds up to k+1 */
   float decode_u16[65536];        /* u16 code -> linear [0,1] */
+  unsigned char encode_u8_guess[4097]; /* code at linear k/4096: within 1 of the answer */
 } gblur_srgb_tables;
+
+/* Linear [0,1] -> sRGB u8 code, rounded to nearest in the encoded space
+ * (exactly: the guess is corrected against the thresholds). */
+static inline int
+gblur_encode_u8_linear (const gblur_srgb_tables *srgb, float v)
+{
+  int code;
+
+  v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+  code = srgb->encode_u8_guess[(int) (v * 4096.0f)];
+  while (code < 255 && srgb->encode_u8_threshold[code] <= v)
+    code++;
+  while (code > 0 && srgb->encode_u8_threshold[code - 1] > v)
+    code--;
+  return code;
+}
 const gblur_srgb_tables *gblur_srgb_tables_get (void);
 
 /* CPU backend. */
