@@ -301,12 +301,199 @@ horizontal_tiled (TileArgs a)
   store_pixel<T, C> (a, acc, out);
 }
 
+/* ---- fused pass: one kernel per tile for radii whose tile fits in shared memory ----
+ *
+ * A block makes TW x TH outputs.  Vertical: each work item walks one column
+ * of the block's (TW + 2r)-wide strip down 8 output rows, loading each input
+ * pixel once from global memory (converted on the fly) and multiply-adding it
+ * into the 8 sums it belongs to, with the weights sliding through a register
+ * window; the sums go to shared memory, so the float intermediate never
+ * reaches global memory.  Horizontal: each item makes 8 consecutive outputs
+ * of one row the same way, reading shared memory (neighbouring lanes take
+ * neighbouring rows of an odd stride: no bank conflicts).  The results are
+ * staged in shared memory again and stored coalesced. */
+
+#define F_THREADS 256
+#define F_GROUP   8             /* outputs per work item */
+
+/* ws[m] = w[|m - F_GROUP + 1 - r|] for m - F_GROUP + 1 in [0, 2r], else 0. */
+__device__ __forceinline__ int fused_ws_len (int r) { return ((2 * r + F_GROUP + 7) & ~7) + 2 * F_GROUP; }
+
+template <int C>
+__device__ __forceinline__ void
+slide_accumulate (const float *ws, int i0, const float (&vin)[F_GROUP][C], float (&acc)[F_GROUP][C])
+{
+  float wwin[2 * F_GROUP - 1];
+#pragma unroll
+  for (int q = 0; q < 2 * F_GROUP - 1; q++)
+    wwin[q] = ws[i0 + q];
+#pragma unroll
+  for (int a = 0; a < F_GROUP; a++)
+#pragma unroll
+    for (int j = 0; j < F_GROUP; j++)
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[j][c] = fmaf (wwin[a - j + F_GROUP - 1], vin[a][c], acc[j][c]);
+}
+
+template <typename T, int C, int TW, int TH>
+__global__ void __launch_bounds__ (F_THREADS)
+fused_tile (TileArgs a)
+{
+  extern __shared__ float smem[];
+  const int r = a.r;
+  const int nin = (2 * r + F_GROUP + 7) & ~7;        /* inputs per item, padded */
+  const int S = TW + 2 * r + 9;                       /* odd row stride */
+  float    *ws = smem;
+  float    *vs = smem + fused_ws_len (r);             /* C planes of TH x S */
+  const int bx0 = a.out_x0 + blockIdx.x * TW;         /* image column of the first output */
+  const int by0 = a.out_y0 + blockIdx.y * TH;
+
+  for (int m = threadIdx.x; m < fused_ws_len (r); m += F_THREADS)
+    {
+      int k = m - (F_GROUP - 1) - r;
+      ws[m] = k >= -r && k <= r ? __ldg (&a.w[k < 0 ? -k : k]) : 0.0f;
+    }
+  __syncthreads ();
+
+  /* Vertical: items are (column of the strip, group of 8 rows). */
+  for (int item = threadIdx.x; item < S * (TH / F_GROUP); item += F_THREADS)
+    {
+      const int col = item % S, g = item / S;
+      float     acc[F_GROUP][C];
+#pragma unroll
+      for (int j = 0; j < F_GROUP; j++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          acc[j][c] = 0.0f;
+      if (col < TW + 2 * r)
+        {
+          const int rx = region_col (a, bx0 - r + col);
+          const int iy0 = by0 + g * F_GROUP - r;      /* image row of input 0 */
+          for (int i0 = 0; i0 < nin; i0 += F_GROUP)
+            {
+              float vin[F_GROUP][C];
+#pragma unroll
+              for (int q = 0; q < F_GROUP; q++)
+                load_pixel<T, C> (a, region_row (a, iy0 + i0 + q), rx, vin[q]);
+              slide_accumulate<C> (ws, i0, vin, acc);
+            }
+        }
+#pragma unroll
+      for (int j = 0; j < F_GROUP; j++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          vs[(c * TH + g * F_GROUP + j) * S + col] = acc[j][c];
+    }
+  __syncthreads ();
+
+  /* Horizontal: items are (row, group of 8 columns, channel); lanes take rows. */
+  constexpr int ITEMS = C * TH * (TW / F_GROUP) / F_THREADS;
+  static_assert (C * TH * (TW / F_GROUP) % F_THREADS == 0, "whole items per thread");
+  float res[ITEMS][F_GROUP];
+#pragma unroll
+  for (int n = 0; n < ITEMS; n++)
+    {
+      const int item = threadIdx.x + n * F_THREADS;
+      const int y = item % TH, g = (item / TH) % (TW / F_GROUP), c = item / (TH * (TW / F_GROUP));
+      const float *row = vs + (c * TH + y) * S + g * F_GROUP;
+      float acc[F_GROUP][1];
+#pragma unroll
+      for (int j = 0; j < F_GROUP; j++)
+        acc[j][0] = 0.0f;
+      for (int i0 = 0; i0 < nin; i0 += F_GROUP)
+        {
+          float vin[F_GROUP][1];
+#pragma unroll
+          for (int q = 0; q < F_GROUP; q++)
+            vin[q][0] = row[i0 + q];
+          slide_accumulate<1> (ws, i0, vin, acc);
+        }
+#pragma unroll
+      for (int j = 0; j < F_GROUP; j++)
+        res[n][j] = acc[j][0];
+    }
+  __syncthreads ();
+#pragma unroll
+  for (int n = 0; n < ITEMS; n++)
+    {
+      const int item = threadIdx.x + n * F_THREADS;
+      const int y = item % TH, g = (item / TH) % (TW / F_GROUP), c = item / (TH * (TW / F_GROUP));
+#pragma unroll
+      for (int j = 0; j < F_GROUP; j++)
+        vs[(c * TH + y) * S + g * F_GROUP + j] = res[n][j];
+    }
+  __syncthreads ();
+
+  /* Store: consecutive threads take consecutive pixels. */
+  for (int p = threadIdx.x; p < TH * TW; p += F_THREADS)
+    {
+      const int y = p / TW, x = p % TW;
+      const int ox = bx0 + x - a.out_x0, oy = by0 + y - a.out_y0;
+      if (ox >= a.out_w || oy >= a.out_h)
+        continue;
+      float px[C];
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        px[c] = vs[(c * TH + y) * S + x];
+      T *out = (T *) (a.dst + (size_t) oy * a.dst_pitch) + (size_t) ox * C;
+      store_pixel<T, C> (a, px, out);
+    }
+}
+
+template <int TW, int TH>
+static size_t
+fused_shared (int r, int C)
+{
+  return ((size_t) (((2 * r + F_GROUP + 7) & ~7) + 2 * F_GROUP) + (size_t) C * TH * (TW + 2 * r + 9))
+         * sizeof (float);
+}
+
+/* Launches the fused kernel when its tile fits the shared-memory limit;
+ * returns cudaErrorNotSupported (nothing launched) when it does not. */
+template <typename T, int C, int TW, int TH>
+static cudaError_t
+launch_fused_shape (const TileArgs &a, size_t shared_limit, cudaStream_t stream)
+{
+  static size_t opted = 0;   /* the dynamic shared memory this kernel was allowed */
+  size_t        bytes = fused_shared<TW, TH> (a.r, C);
+
+  if (bytes > shared_limit)
+    return cudaErrorNotSupported;
+  if (bytes > opted)
+    {
+      cudaError_t e = cudaFuncSetAttribute (fused_tile<T, C, TW, TH>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+      if (e != cudaSuccess)
+        return e;
+      opted = bytes;
+    }
+  dim3 grid ((a.out_w + TW - 1) / TW, (a.out_h + TH - 1) / TH);
+  fused_tile<T, C, TW, TH><<<grid, F_THREADS, bytes, stream>>> (a);
+  return cudaGetLastError ();
+}
+
+/* Small radii: square-ish tiles (few halo rows to re-read); larger radii: wide
+ * flat tiles, so the 2r halo columns cost little vertical work. */
+template <typename T, int C>
+static cudaError_t
+launch_fused (const TileArgs &a, size_t shared_limit, cudaStream_t stream)
+{
+  if (a.r <= 16)
+    return launch_fused_shape<T, C, 128, 32> (a, shared_limit, stream);
+  return launch_fused_shape<T, C, 512, 8> (a, shared_limit, stream);
+}
+
 /* ---- launching ---- */
 
 template <typename T, int C>
 static cudaError_t
-launch_tile_typed (const TileArgs &a, cudaStream_t stream)
+launch_tile_typed (const TileArgs &a, size_t shared_limit, cudaStream_t stream)
 {
+  cudaError_t fe = launch_fused<T, C> (a, shared_limit, stream);
+  if (fe != cudaErrorNotSupported)
+    return fe;
+  /* Two kernels through the float intermediate: the general fallback. */
   size_t v_shared = (size_t) (V_ROWS + 2 * a.r) * V_BLOCK_X * C * sizeof (float);
   size_t h_shared = (size_t) (H_BLOCK + 2 * a.r) * C * sizeof (float);
 
@@ -333,25 +520,26 @@ launch_tile_typed (const TileArgs &a, cudaStream_t stream)
 
 template <typename T>
 static cudaError_t
-launch_tile_channels (const TileArgs &a, int channels, cudaStream_t stream)
+launch_tile_channels (const TileArgs &a, int channels, size_t shared_limit, cudaStream_t stream)
 {
   switch (channels)
     {
-    case 1: return launch_tile_typed<T, 1> (a, stream);
-    case 2: return launch_tile_typed<T, 2> (a, stream);
-    case 3: return launch_tile_typed<T, 3> (a, stream);
-    default: return launch_tile_typed<T, 4> (a, stream);
+    case 1: return launch_tile_typed<T, 1> (a, shared_limit, stream);
+    case 2: return launch_tile_typed<T, 2> (a, shared_limit, stream);
+    case 3: return launch_tile_typed<T, 3> (a, shared_limit, stream);
+    default: return launch_tile_typed<T, 4> (a, shared_limit, stream);
     }
 }
 
 static cudaError_t
-launch_tile (const TileArgs &a, gblur_sample sample, int channels, cudaStream_t stream)
+launch_tile (const TileArgs &a, gblur_sample sample, int channels, size_t shared_limit,
+             cudaStream_t stream)
 {
   switch (sample)
     {
-    case GBLUR_U8: return launch_tile_channels<unsigned char> (a, channels, stream);
-    case GBLUR_U16: return launch_tile_channels<unsigned short> (a, channels, stream);
-    default: return launch_tile_channels<float> (a, channels, stream);
+    case GBLUR_U8: return launch_tile_channels<unsigned char> (a, channels, shared_limit, stream);
+    case GBLUR_U16: return launch_tile_channels<unsigned short> (a, channels, shared_limit, stream);
+    default: return launch_tile_channels<float> (a, channels, shared_limit, stream);
     }
 }
 
@@ -362,6 +550,7 @@ launch_tile (const TileArgs &a, gblur_sample sample, int channels, cudaStream_t 
 struct gblur_cuda {
   int           device;
   char          name[256];
+  size_t        fused_shared_limit; /* dynamic shared memory a fused tile may use */
   cudaStream_t  stream[SETS];
   cudaEvent_t   done[SETS];
   void         *region[SETS];
@@ -430,6 +619,12 @@ gblur_cuda_open (char *err, size_t err_size)
       goto fail;
     }
   snprintf (cuda->name, sizeof cuda->name, "%s", prop.name);
+  /* Up to the opt-in maximum, but at most 160 KiB so that big tiles (whose
+   * halo would dominate anyway) take the two-kernel path. */
+  cuda->fused_shared_limit = prop.sharedMemPerBlockOptin < ((size_t) 160 << 10)
+                               ? prop.sharedMemPerBlockOptin : ((size_t) 160 << 10);
+  if (getenv ("GBLUR_CUDA_NO_FUSED"))   /* to time or test the fallback alone */
+    cuda->fused_shared_limit = 0;
   for (int s = 0; s < SETS; s++)
     {
       CHECK (cudaStreamCreateWithFlags (&cuda->stream[s], cudaStreamNonBlocking));
@@ -643,7 +838,7 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
                                 (const unsigned char *) src->data + (size_t) t.reg_y0 * src->stride
                                   + (size_t) t.reg_x0 * C * bytes,
                                 src->stride, a.src_pitch, t.reg_h, cudaMemcpyHostToDevice, st));
-      CHECK (launch_tile (a, src->sample, C, st));
+      CHECK (launch_tile (a, src->sample, C, cuda->fused_shared_limit, st));
       CHECK (cudaMemcpy2DAsync ((unsigned char *) dst->data + (size_t) (t.out_y0 - job->geo.win_y) * dst->stride
                                   + (size_t) (t.out_x0 - job->geo.win_x) * C * bytes,
                                 dst->stride, cuda->out[s], a.dst_pitch, a.dst_pitch, t.out_h,
@@ -702,7 +897,7 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
         a.dst = (unsigned char *) dst->data + (size_t) (t.out_y0 - job->geo.win_y) * dst->stride
                 + (size_t) (t.out_x0 - job->geo.win_x) * C * bytes;
         a.dst_pitch = dst->stride;
-        CHECK (launch_tile (a, src->sample, C, st));
+        CHECK (launch_tile (a, src->sample, C, cuda->fused_shared_limit, st));
       }
   CHECK (cudaStreamSynchronize (st));
   job->rows_valid = H;

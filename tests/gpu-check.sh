@@ -5,7 +5,7 @@
 #   1. the engine suite on the CUDA backend and on the CPU backend,
 #   2. the quick CUDA suite under compute-sanitizer memcheck, racecheck,
 #      initcheck and synccheck,
-#   3. the benchmark (all backends, the fixed matrix).
+#   3. the preview benchmark and the benchmark (all backends, the fixed matrix).
 # Logs go to $LOGDIR (default build-gpu/).  Exit status: non-zero if any
 # suite or sanitizer run failed.
 #   tests/gpu-check.sh [--no-bench] [--no-sanitizer]
@@ -29,12 +29,13 @@ mkdir -p "$BUILD" "$LOGDIR"
 FLAGS="-O3 -g -lineinfo -arch=$ARCH -DHAVE_CUDA -Ikernels -Xcompiler -Wall,-Wextra"
 set -e
 for f in kernels/gblur-common.c kernels/gblur-cpu.c kernels/gblur-engine.c tests/reference.c \
-         tests/test-engine.c tests/bench.c kernels/gblur-cuda.cu; do
+         tests/test-engine.c tests/bench.c tests/preview-bench.c kernels/gblur-cuda.cu; do
   $NVCC $FLAGS -c "$f" -o "$BUILD/$(basename "$f").o"
 done
 ENGINE="$BUILD/gblur-common.c.o $BUILD/gblur-cpu.c.o $BUILD/gblur-engine.c.o $BUILD/gblur-cuda.cu.o"
 $NVCC -arch=$ARCH -o "$BUILD/test-engine" $BUILD/test-engine.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
 $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench.c.o $ENGINE -lpthread -lm
+$NVCC -arch=$ARCH -o "$BUILD/preview-bench" $BUILD/preview-bench.c.o $ENGINE -lpthread -lm
 set +e
 
 status=0
@@ -59,6 +60,8 @@ if [ $sanitize = 1 ]; then
   done
 fi
 if [ $bench = 1 ]; then
+  echo "== preview updates (the dialog's path, without GEGL)"
+  for b in cuda cpu; do "$BUILD/preview-bench" --backend $b | tee -a "$LOGDIR/preview-bench.md"; done
   echo "== bench"
   "$BUILD/bench" --backend cuda-device | tee "$LOGDIR/bench-cuda-device.md"
   "$BUILD/bench" --backend cuda | tee "$LOGDIR/bench-cuda.md"
