@@ -202,6 +202,7 @@ blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
   PixelLayout   layout;
   GeglRectangle roi = { x, y, width, height };
   gblur_image   out;
+  gint64        start = g_get_monotonic_time ();
 
   if (!choose_layout (drawable_format, linear, &layout, error)
       || !blur_window (engine, buffer, &layout, &roi, sigma, progress, progress_data, &out, error))
@@ -210,6 +211,10 @@ blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
   gblur_engine_free_host (engine, out.data);
   if (progress)
     progress (1.0, progress_data);
+  if (g_getenv ("CUDA_GBLUR_VERBOSE"))
+    g_printerr ("cuda-gaussian-blur: %d×%d %s, sigma %g: %.1f ms (read, blur, write) on %s\n",
+                width, height, babl_get_name (layout.format), sigma,
+                (g_get_monotonic_time () - start) / 1000.0, gblur_engine_describe (engine));
   return TRUE;
 }
 

@@ -2,6 +2,8 @@
 # Runs the batch tests of the plug-in in real GIMP, in a throwaway profile.
 #   tests/gimp/run-batch-tests.sh 2 BUILDDIR   GIMP 2.10 on this machine, with the
 #                                              plug-in built in BUILDDIR
+#   tests/gimp/run-batch-tests.sh 2 --installed   GIMP 2.10 with the plug-in installed
+#                                              system-wide (the Debian package)
 #   tests/gimp/run-batch-tests.sh 3            GIMP 3.0 in the Debian 13 chroot
 #                                              (tests/gimp3-chroot.sh), built there
 # Prints one line per case and ends with "N passed, N failed".
@@ -18,8 +20,10 @@ $PY "$here/batch_test.py" prepare "$version" "$work" || exit 1
 
 case $version in
   2)
-    build=${2:?BUILDDIR needed for GIMP 2}
-    cp "$build/plugin/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur/" || exit 1
+    build=${2:?BUILDDIR or --installed needed for GIMP 2}
+    if [ "$build" != --installed ]; then
+      cp "$build/plugin/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur/" || exit 1
+    fi
     GIMP2_DIRECTORY=$profile gimp-console-2.10 -i -b "(load \"$work/cases.scm\")" -b '(gimp-quit 0)' \
       >"$work/log" 2>&1
     rc=$?
