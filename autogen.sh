@@ -2,5 +2,5 @@
 # Generates ./configure from a clean checkout.
 set -e
 cd "$(dirname "$0")"
-mkdir -p m4 build-aux
+mkdir -p build-aux
 autoreconf --install --force

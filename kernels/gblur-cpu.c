@@ -280,7 +280,9 @@ store_row (float *values, int pixels, int channels, unsigned flags, gblur_sample
       {
         float *px = values + (size_t) p * channels;
         float  a = px[channels - 1];
-        float  inv = a != 0.0f ? 1.0f / a : 0.0f;
+        /* Alpha under 2^-100 counts as 0 (only sigma < 0.125 gets there):
+         * 1/a would overflow for subnormal a, making colours inf or NaN. */
+        float  inv = a >= 0x1p-100f ? 1.0f / a : 0.0f;
         for (int c = 0; c < channels - 1; c++)
           px[c] *= inv;
       }
@@ -630,15 +632,19 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
     status = GBLUR_E_NOMEM;
   for (int i = 0; status == GBLUR_OK && i < run.workers; i++)
     {
+      /* An injected fault fails the last buffer, after the others were
+       * allocated, so that the cleanup of a partial allocation is tested. */
+      int fail = job->faults->cpu_alloc && i == run.workers - 1;
       /* calloc: line padding read by the vector loops starts finite */
       run.ring[i] = malloc ((size_t) run.ring_rows * run.ring_stride * sizeof (float));
       run.lines[i] = calloc ((size_t) (run.block + 1) * run.line_len, sizeof (float));
-      run.out[i] = malloc (out_len * sizeof (float));
+      run.out[i] = fail ? NULL : malloc (out_len * sizeof (float));
       if (!run.ring[i] || !run.lines[i] || !run.out[i])
         status = GBLUR_E_NOMEM;
     }
   if (status != GBLUR_OK)
-    snprintf (err, err_size, "out of host memory for the CPU backend's scratch buffers");
+    snprintf (err, err_size, "out of host memory for the CPU backend's scratch buffers%s",
+              job->faults->cpu_alloc ? " (injected fault)" : "");
   else
     for (int k = -r; k <= r; k++)
       run.wz[ROWS - 1 + r + k] = (vecf) { 0 } + job->weights[k < 0 ? -k : k];
@@ -647,8 +653,15 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
   band = run.workers > run.tiles_x ? run.workers : run.tiles_x;
   band = (band + run.tiles_x - 1) / run.tiles_x * run.tiles_x;
   pthread_mutex_init (&run.lock, NULL);
-  for (int first = 0; status == GBLUR_OK && first < ntiles; first += band)
+  for (int first = 0, step = 1; status == GBLUR_OK && first < ntiles; first += band, step++)
     {
+      if (step == job->faults->cpu_stripe)
+        {
+          snprintf (err, err_size, "injected fault: the CPU backend failed at step %d, "
+                    "after %d of %d rows", step, job->rows_valid, H);
+          status = GBLUR_E_NOMEM;
+          break;
+        }
       run.band_first = first;
       run.band_end = first + band < ntiles ? first + band : ntiles;
       run.next_tile = 0;

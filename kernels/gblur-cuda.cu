@@ -118,7 +118,7 @@ store_pixel (const TileArgs &a, float px[C], T *out)
 
   if (alpha)
     {
-      float inv = px[C - 1] != 0.0f ? 1.0f / px[C - 1] : 0.0f;
+      float inv = px[C - 1] >= 0x1p-100f ? 1.0f / px[C - 1] : 0.0f;   /* as gblur-cpu.c */
 #pragma unroll
       for (int c = 0; c < C - 1; c++)
         px[c] *= inv;
@@ -572,6 +572,25 @@ struct gblur_cuda {
       }                                                                        \
   } while (0)
 
+/* `call`, unless an injected fault (GBLUR_FAULT, see gblur.h) fails it
+ * first: then the run takes the same path as on a real CUDA error. */
+#define CHECK_FAULT(hit, call, ...)                                            \
+  do {                                                                         \
+    if (hit)                                                                   \
+      {                                                                        \
+        snprintf (err, err_size, "injected fault: " __VA_ARGS__);              \
+        goto fail;                                                             \
+      }                                                                        \
+    CHECK (call);                                                              \
+  } while (0)
+
+/* Counts an occurrence of a fault site; true for the one that must fail. */
+static bool
+fault_hit (int nth, int *count)
+{
+  return nth > 0 && ++*count == nth;
+}
+
 extern "C" gblur_cuda *
 gblur_cuda_open (char *err, size_t err_size)
 {
@@ -692,6 +711,19 @@ gblur_cuda_host_free (void *ptr)
   cudaFreeHost (ptr);
 }
 
+/* An injected allocation failure leaves the buffer as a failed cudaMalloc
+ * in reserve() would: freed. */
+static bool
+alloc_fault (void **buf, size_t *cap, const gblur_faults *faults, int *count)
+{
+  if (!fault_hit (faults->cuda_alloc, count))
+    return false;
+  cudaFree (*buf);
+  *buf = NULL;
+  *cap = 0;
+  return true;
+}
+
 /* Grows a device buffer to at least `size` bytes. */
 static cudaError_t
 reserve (void **buf, size_t *cap, size_t size)
@@ -759,6 +791,8 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
   int                tiles_x, tiles_y, ntiles, completed = 0;
   gblur_status       status = GBLUR_OK;
   int                issued = 0;
+  int                n_alloc = 0, n_copy = 0;   /* for injected faults */
+  const gblur_faults *faults = job->faults;
   /* enough stripes to overlap upload, compute and download */
   int                max_h = H / 8 > 256 ? (H + 7) / 8 : 256;
 
@@ -776,16 +810,24 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
   ntiles = tiles_x * tiles_y;
 
   CHECK (cudaSetDevice (cuda->device));
-  CHECK (cudaMemcpy (cuda->weights, job->weights, (job->radius + 1) * sizeof (float),
-                     cudaMemcpyHostToDevice));
+  CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
+               cudaMemcpy (cuda->weights, job->weights, (job->radius + 1) * sizeof (float),
+                           cudaMemcpyHostToDevice),
+               "copy %d (the weights)", n_copy);
   {
     int    reg_cols = tiling.tile_w + 2 * job->radius < img_w ? tiling.tile_w + 2 * job->radius : img_w;
     int    reg_rows = tiling.tile_h + 2 * job->radius < img_h ? tiling.tile_h + 2 * job->radius : img_h;
     for (int s = 0; s < SETS && s < ntiles; s++)
       {
-        CHECK (reserve (&cuda->region[s], &cuda->region_cap[s], (size_t) reg_rows * reg_cols * C * bytes));
-        CHECK (reserve (&cuda->mid[s], &cuda->mid_cap[s], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)));
-        CHECK (reserve (&cuda->out[s], &cuda->out_cap[s], (size_t) tiling.tile_h * tiling.tile_w * C * bytes));
+        CHECK_FAULT (alloc_fault (&cuda->region[s], &cuda->region_cap[s], faults, &n_alloc),
+                     reserve (&cuda->region[s], &cuda->region_cap[s], (size_t) reg_rows * reg_cols * C * bytes),
+                     "device allocation %d", n_alloc);
+        CHECK_FAULT (alloc_fault (&cuda->mid[s], &cuda->mid_cap[s], faults, &n_alloc),
+                     reserve (&cuda->mid[s], &cuda->mid_cap[s], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)),
+                     "device allocation %d", n_alloc);
+        CHECK_FAULT (alloc_fault (&cuda->out[s], &cuda->out_cap[s], faults, &n_alloc),
+                     reserve (&cuda->out[s], &cuda->out_cap[s], (size_t) tiling.tile_h * tiling.tile_w * C * bytes),
+                     "device allocation %d", n_alloc);
       }
   }
 
@@ -834,15 +876,21 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
       a.mid_pitch = (size_t) t.reg_w * C * sizeof (float);
       a.dst = (unsigned char *) cuda->out[s];
       a.dst_pitch = (size_t) t.out_w * C * bytes;
-      CHECK (cudaMemcpy2DAsync (cuda->region[s], a.src_pitch,
-                                (const unsigned char *) src->data + (size_t) t.reg_y0 * src->stride
-                                  + (size_t) t.reg_x0 * C * bytes,
-                                src->stride, a.src_pitch, t.reg_h, cudaMemcpyHostToDevice, st));
-      CHECK (launch_tile (a, src->sample, C, cuda->fused_shared_limit, st));
-      CHECK (cudaMemcpy2DAsync ((unsigned char *) dst->data + (size_t) (t.out_y0 - job->geo.win_y) * dst->stride
-                                  + (size_t) (t.out_x0 - job->geo.win_x) * C * bytes,
-                                dst->stride, cuda->out[s], a.dst_pitch, a.dst_pitch, t.out_h,
-                                cudaMemcpyDeviceToHost, st));
+      CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
+                   cudaMemcpy2DAsync (cuda->region[s], a.src_pitch,
+                                      (const unsigned char *) src->data + (size_t) t.reg_y0 * src->stride
+                                        + (size_t) t.reg_x0 * C * bytes,
+                                      src->stride, a.src_pitch, t.reg_h, cudaMemcpyHostToDevice, st),
+                   "copy %d (upload of tile %d)", n_copy, i + 1);
+      CHECK_FAULT (i + 1 == faults->cuda_launch,
+                   launch_tile (a, src->sample, C, cuda->fused_shared_limit, st),
+                   "kernel launch of tile %d", i + 1);
+      CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
+                   cudaMemcpy2DAsync ((unsigned char *) dst->data + (size_t) (t.out_y0 - job->geo.win_y) * dst->stride
+                                        + (size_t) (t.out_x0 - job->geo.win_x) * C * bytes,
+                                      dst->stride, cuda->out[s], a.dst_pitch, a.dst_pitch, t.out_h,
+                                      cudaMemcpyDeviceToHost, st),
+                   "copy %d (download of tile %d)", n_copy, i + 1);
       CHECK (cudaEventRecord (cuda->done[s], st));
       issued++;
     }
@@ -867,6 +915,8 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
   const size_t       bytes = gblur_sample_size (src->sample);
   gblur_tiling       tiling;
   cudaStream_t       st = cuda->stream[0];
+  int                n_alloc = 0, n_copy = 0, tile = 0;   /* for injected faults */
+  const gblur_faults *faults = job->faults;
 
   /* Only the float intermediate needs memory of ours. */
   if (!plan (job, job->memory_limit, 0, C * sizeof (float), 0, 65535, &tiling))
@@ -878,9 +928,13 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
   {
     int reg_cols = tiling.tile_w + 2 * job->radius < img_w ? tiling.tile_w + 2 * job->radius : img_w;
     CHECK (cudaSetDevice (cuda->device));
-    CHECK (reserve (&cuda->mid[0], &cuda->mid_cap[0], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)));
-    CHECK (cudaMemcpyAsync (cuda->weights, job->weights, (job->radius + 1) * sizeof (float),
-                            cudaMemcpyHostToDevice, st));
+    CHECK_FAULT (alloc_fault (&cuda->mid[0], &cuda->mid_cap[0], faults, &n_alloc),
+                 reserve (&cuda->mid[0], &cuda->mid_cap[0], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)),
+                 "device allocation %d", n_alloc);
+    CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
+                 cudaMemcpyAsync (cuda->weights, job->weights, (job->radius + 1) * sizeof (float),
+                                  cudaMemcpyHostToDevice, st),
+                 "copy %d (the weights)", n_copy);
   }
   for (int ty = 0; ty * tiling.tile_h < H; ty++)
     for (int tx = 0; tx * tiling.tile_w < W; tx++)
@@ -897,7 +951,10 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
         a.dst = (unsigned char *) dst->data + (size_t) (t.out_y0 - job->geo.win_y) * dst->stride
                 + (size_t) (t.out_x0 - job->geo.win_x) * C * bytes;
         a.dst_pitch = dst->stride;
-        CHECK (launch_tile (a, src->sample, C, cuda->fused_shared_limit, st));
+        tile++;
+        CHECK_FAULT (tile == faults->cuda_launch,
+                     launch_tile (a, src->sample, C, cuda->fused_shared_limit, st),
+                     "kernel launch of tile %d", tile);
       }
   CHECK (cudaStreamSynchronize (st));
   job->rows_valid = H;

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@ struct gblur_engine {
   gblur_cuda   *cuda;          /* NULL when the CPU backend is in use */
   size_t        memory_limit;
   int           no_fallback;
+  gblur_faults  faults;        /* GBLUR_FAULT, read once at creation */
   char          description[160];
   char          cuda_reason[256];
   char          last_error[512];
@@ -48,6 +50,63 @@ env_threads (void)
 {
   const char *s = getenv ("GBLUR_THREADS");
   return s && atoi (s) > 0 ? atoi (s) : 0;
+}
+
+/* Parses GBLUR_FAULT (syntax in gblur.h) into *faults; 0 on a malformed
+ * value, with the reason in msg. */
+static int
+parse_faults (const char *spec, gblur_faults *faults, char *msg, size_t msg_size)
+{
+  static const struct { const char *name; size_t offset; } sites[] = {
+    { "cuda-init", offsetof (gblur_faults, cuda_init) },
+    { "cuda-alloc", offsetof (gblur_faults, cuda_alloc) },
+    { "cuda-copy", offsetof (gblur_faults, cuda_copy) },
+    { "cuda-launch", offsetof (gblur_faults, cuda_launch) },
+    { "cpu-alloc", offsetof (gblur_faults, cpu_alloc) },
+    { "cpu-stripe", offsetof (gblur_faults, cpu_stripe) },
+    { "host-alloc", offsetof (gblur_faults, host_alloc) },
+  };
+  const char *p = spec;
+
+  memset (faults, 0, sizeof *faults);
+  if (!spec || !*spec)
+    return 1;
+  for (;;)
+    {
+      size_t len = strcspn (p, ":,");
+      size_t i;
+      long   n = 1;
+
+      for (i = 0; i < sizeof sites / sizeof sites[0]; i++)
+        if (strlen (sites[i].name) == len && strncmp (p, sites[i].name, len) == 0)
+          break;
+      if (i == sizeof sites / sizeof sites[0])
+        {
+          if (msg && msg_size)
+            snprintf (msg, msg_size, "GBLUR_FAULT=%s: unknown site '%.*s' (cuda-init, cuda-alloc, "
+                      "cuda-copy, cuda-launch, cpu-alloc, cpu-stripe or host-alloc)",
+                      spec, (int) len, p);
+          return 0;
+        }
+      p += len;
+      if (*p == ':')
+        {
+          char *end;
+          n = strtol (p + 1, &end, 10);
+          if (end == p + 1 || n < 1 || n > 1000000000 || (*end && *end != ','))
+            {
+              if (msg && msg_size)
+                snprintf (msg, msg_size, "GBLUR_FAULT=%s: '%s' after '%s:' must be a count from 1",
+                          spec, p + 1, sites[i].name);
+              return 0;
+            }
+          p = end;
+        }
+      *(int *) ((char *) faults + sites[i].offset) = (int) n;
+      if (!*p)
+        return 1;
+      p++;  /* the comma; a trailing one names an empty site, refused above */
+    }
 }
 
 gblur_engine *
@@ -88,12 +147,21 @@ gblur_engine_new (const gblur_config *config, gblur_status *status, char *msg, s
       copy_message (msg, msg_size, "out of memory");
       return NULL;
     }
+  if (!parse_faults (getenv ("GBLUR_FAULT"), &engine->faults, msg, msg_size))
+    {
+      *status = GBLUR_E_INVALID;
+      free (engine);
+      return NULL;
+    }
   engine->memory_limit = config->memory_limit ? config->memory_limit : GBLUR_DEFAULT_MEMORY_LIMIT;
   engine->no_fallback = config->no_fallback;
   engine->weights_radius = -1;
 
   if (want == GBLUR_BACKEND_CPU)
     snprintf (engine->cuda_reason, sizeof engine->cuda_reason, "CPU backend requested");
+  else if (engine->faults.cuda_init)
+    snprintf (engine->cuda_reason, sizeof engine->cuda_reason,
+              "no CUDA device: injected fault (GBLUR_FAULT=cuda-init)");
   else
     engine->cuda = gblur_cuda_open (engine->cuda_reason, sizeof engine->cuda_reason);
 
@@ -316,6 +384,7 @@ prepare_job (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
   job->memory_limit = engine->memory_limit;
   job->progress = params->progress;
   job->user_data = params->user_data;
+  job->faults = &engine->faults;
 }
 
 gblur_status
@@ -409,7 +478,7 @@ gblur_engine_alloc_host (gblur_engine *engine, size_t size)
   unsigned char *base = NULL;
   int            pinned = 0;
 
-  if (!engine || size > SIZE_MAX - HOST_HEADER)
+  if (!engine || size > SIZE_MAX - HOST_HEADER || engine->faults.host_alloc)
     return NULL;
   if (engine->cuda)
     {

@@ -19,6 +19,19 @@ typedef struct {
   int radius;
 } gblur_geometry;
 
+/* Faults injected for the tests (GBLUR_FAULT, parsed once by
+ * gblur_engine_new; see gblur.h).  0 = that site is off, else the 1-based
+ * occurrence that fails.  Checked once per tile or per run, never per pixel. */
+typedef struct {
+  int cuda_init;    /* CUDA is treated as unusable */
+  int cuda_alloc;   /* the Nth device-buffer reservation of a run fails */
+  int cuda_copy;    /* the Nth host<->device copy of a run fails */
+  int cuda_launch;  /* the kernel launch of the Nth tile fails */
+  int cpu_alloc;    /* the CPU backend's scratch allocation fails */
+  int cpu_stripe;   /* the CPU backend fails before its Nth progress step */
+  int host_alloc;   /* gblur_engine_alloc_host returns NULL */
+} gblur_faults;
+
 /* One blur, validated, as the backends receive it.  dst is win_w x win_h. */
 typedef struct {
   const gblur_image *src;
@@ -30,6 +43,7 @@ typedef struct {
   size_t             memory_limit;
   gblur_progress_fn  progress;
   void              *user_data;
+  const gblur_faults *faults;     /* never NULL */
   int                rows_valid;  /* out: rows [0, rows_valid) of dst are final */
 } gblur_job;
 

@@ -3,12 +3,14 @@
 # libtool needed): builds the engine, its tests and the benchmark with nvcc
 # for this machine's GPU, then runs
 #   1. the engine suite on the CUDA backend and on the CPU backend,
-#   2. the quick CUDA suite under compute-sanitizer memcheck, racecheck,
-#      initcheck and synccheck,
-#   3. the preview benchmark and the benchmark (all backends, the fixed matrix).
+#   2. the fault-injection tests (GBLUR_FAULT) on both backends, and a
+#      20000x20000 image on each with its memory bounds (huge-image),
+#   3. the quick CUDA suite and the CUDA fault tests under compute-sanitizer
+#      memcheck (with leak check), racecheck, initcheck and synccheck,
+#   4. the preview benchmark and the benchmark (all backends, the fixed matrix).
 # Logs go to $LOGDIR (default build-gpu/).  Exit status: non-zero if any
 # suite or sanitizer run failed.
-#   tests/gpu-check.sh [--no-bench] [--no-sanitizer]
+#   tests/gpu-check.sh [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]
 set -u
 cd "$(dirname "$0")/.."
 BUILD=build-gpu
@@ -16,12 +18,14 @@ LOGDIR=${LOGDIR:-$BUILD}
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null 2>&1 || NVCC=/usr/local/cuda/bin/nvcc
 ARCH=${GPU_ARCH:-native}
-bench=1 sanitize=1
+bench=1 sanitize=1 huge=1 build_only=0
 for a in "$@"; do
   case $a in
     --no-bench) bench=0 ;;
     --no-sanitizer) sanitize=0 ;;
-    *) echo "usage: $0 [--no-bench] [--no-sanitizer]" >&2; exit 2 ;;
+    --no-huge) huge=0 ;;
+    --build-only) build_only=1 ;;
+    *) echo "usage: $0 [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$BUILD" "$LOGDIR"
@@ -29,14 +33,18 @@ mkdir -p "$BUILD" "$LOGDIR"
 FLAGS="-O3 -g -lineinfo -arch=$ARCH -DHAVE_CUDA -Ikernels -Xcompiler -Wall,-Wextra"
 set -e
 for f in kernels/gblur-common.c kernels/gblur-cpu.c kernels/gblur-engine.c tests/reference.c \
-         tests/test-engine.c tests/bench.c tests/preview-bench.c kernels/gblur-cuda.cu; do
+         tests/test-engine.c tests/test-faults.c tests/huge-image.c tests/bench.c \
+         tests/preview-bench.c kernels/gblur-cuda.cu; do
   $NVCC $FLAGS -c "$f" -o "$BUILD/$(basename "$f").o"
 done
 ENGINE="$BUILD/gblur-common.c.o $BUILD/gblur-cpu.c.o $BUILD/gblur-engine.c.o $BUILD/gblur-cuda.cu.o"
 $NVCC -arch=$ARCH -o "$BUILD/test-engine" $BUILD/test-engine.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
+$NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
+$NVCC -arch=$ARCH -o "$BUILD/huge-image" $BUILD/huge-image.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
 $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench.c.o $ENGINE -lpthread -lm
 $NVCC -arch=$ARCH -o "$BUILD/preview-bench" $BUILD/preview-bench.c.o $ENGINE -lpthread -lm
 set +e
+[ $build_only = 1 ] && exit 0
 
 status=0
 run () { # name, command...
@@ -50,6 +58,12 @@ run () { # name, command...
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null
 run suite-cuda "$BUILD/test-engine" --backend cuda
 run suite-cpu "$BUILD/test-engine" --backend cpu
+run faults-cuda "$BUILD/test-faults" --backend cuda
+run faults-cpu "$BUILD/test-faults" --backend cpu
+if [ $huge = 1 ]; then
+  run huge-cuda "$BUILD/huge-image" --backend cuda
+  run huge-cpu "$BUILD/huge-image" --backend cpu
+fi
 if [ $sanitize = 1 ]; then
   for tool in memcheck racecheck initcheck synccheck; do
     extra=
@@ -58,6 +72,10 @@ if [ $sanitize = 1 ]; then
         "$BUILD/test-engine" --backend cuda --quick
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$LOGDIR/sanitizer-$tool.log" | tail -n 2
   done
+  # The failure paths: buffers freed, nothing left queued or leaked.
+  run sanitizer-memcheck-faults compute-sanitizer --tool memcheck --leak-check full \
+      --error-exitcode 99 "$BUILD/test-faults" --backend cuda
+  grep -E "ERROR SUMMARY|LEAK SUMMARY" "$LOGDIR/sanitizer-memcheck-faults.log" | tail -n 2
 fi
 if [ $bench = 1 ]; then
   echo "== preview updates (the dialog's path, without GEGL)"

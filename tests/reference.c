@@ -109,7 +109,7 @@ reference_blur (const gblur_image *src, double sigma, unsigned flags, double *ou
           }
         if (alpha)
           for (int c = 0; c < C - 1; c++)
-            px[c] = px[C - 1] != 0 ? px[c] / px[C - 1] : 0;
+            px[c] = px[C - 1] > 0x1p-100 ? px[c] / px[C - 1] : 0; /* the engine's rule */
         for (int c = 0; c < C; c++)
           {
             int is_alpha = alpha && c == C - 1;

@@ -209,6 +209,18 @@ def write_scheme(version, work):
                 f"  {scm_save(version, 'img', 'drw', f'{work}/out-{name}.{ext}')})")
         out.append(scm_case(version, name, body))
 
+    # GIMP 3 takes several drawables: each is blurred (one undo group).
+    if version == "3":
+        body = (f"(let* ({scm_load(version, f'{work}/gray8.png')}\n"
+                f"       (top (car (gimp-layer-copy drw))))\n"
+                f"  (gimp-image-insert-layer img top 0 0)\n"
+                f"  (plug-in-cuda-gaussian-blur #:run-mode RUN-NONINTERACTIVE #:image img "
+                f"#:drawables (vector drw top) #:sigma 3 #:linear TRUE)\n"
+                f"  {scm_save(version, 'img', 'top', f'{work}/out-multi-top.png')}\n"
+                f"  (gimp-item-set-visible top FALSE)\n"
+                f"  {scm_save(version, 'img', 'drw', f'{work}/out-multi-bottom.png')})")
+        out.append(scm_case(version, "multiple-drawables", body))
+
     # GIMP's own Gaussian Blur on the same image.
     path = f"{work}/gray8.png"
     if version == "3":
@@ -318,6 +330,19 @@ def check(version, work, log_path):
             record(name, err_core <= tol and err_out <= tol and between,
                    f"core max error {err_core:.3g}, outside changed by {err_out:.3g}, "
                    f"feathered band between original and blurred: {between}")
+
+    if version == "3":
+        st = status("multiple-drawables")
+        try:
+            exp = expected(read(f"{work}/gray8.png"), 255.0, 3.0, True)
+            # The export of a two-layer image carries alpha; OpenCV reads gray
+            # with alpha as BGRA: compare the gray values.
+            errs = [np.abs(read(f"{work}/out-multi-{w}.png")[..., :1].astype(np.float64) - exp).max()
+                    for w in ("top", "bottom")]
+            record("multiple-drawables", st == "OK" and max(errs) <= 1.0,
+                   f"both layers blurred, max errors {errs[0]:.3g} / {errs[1]:.3g}")
+        except FileNotFoundError:
+            record("multiple-drawables", False, f"script status {st}")
 
     if status("builtin-gimp") == "OK" and status("builtin-ours") == "OK":
         a = read(f"{work}/out-builtin-gimp.png").astype(np.float64)

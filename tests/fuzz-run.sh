@@ -1,0 +1,42 @@
+#!/bin/sh
+# Builds tests/fuzz-engine.c with clang's libFuzzer, ASan and UBSan and runs
+# it for SECONDS (default 60) from the seed corpus in tests/fuzz-corpus/ (new
+# inputs go to a scratch copy, not into the repository).  Prints
+#   fuzz: N runs, 0 crashes
+# and exits 0, or prints the crash and the input that caused it (kept in
+# $BUILD, default build-fuzz/) and exits 1.  Needs clang and its runtime
+# (Debian 12: apt-get install clang libclang-rt-14-dev).
+#   tests/fuzz-run.sh [SECONDS]
+set -u
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+case $seconds in ''|*[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;; esac
+BUILD=${BUILD:-build-fuzz}
+CLANG=${CLANG:-clang}
+mkdir -p "$BUILD"
+rm -rf "$BUILD/corpus" && mkdir -p "$BUILD/corpus"
+
+$CLANG -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+    -fno-omit-frame-pointer -Wall -Wextra -Ikernels -Itests \
+    tests/fuzz-engine.c tests/reference.c kernels/gblur-common.c kernels/gblur-cpu.c \
+    kernels/gblur-engine.c kernels/gblur-nocuda.c -lpthread -lm -o "$BUILD/fuzz-engine" \
+  || { echo "fuzz: the build failed"; exit 1; }
+
+# One job; timeouts and memory as crashes too (-timeout per input).
+"$BUILD/fuzz-engine" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$BUILD/" \
+    "$BUILD/corpus" tests/fuzz-corpus >"$BUILD/fuzz.log" 2>&1
+rc=$?
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$BUILD/fuzz.log" | tail -n 1)
+if [ $rc -ne 0 ]; then
+  grep -E -A 25 'fuzz-engine:|ERROR: |runtime error|deadly signal|timeout' "$BUILD/fuzz.log" | head -n 60
+  ls "$BUILD"/crash-* "$BUILD"/timeout-* "$BUILD"/oom-* 2>/dev/null
+  echo "fuzz: ${runs:-?} runs, 1 crash (exit $rc; log $BUILD/fuzz.log)"
+  exit 1
+fi
+if [ -z "$runs" ]; then
+  tail -n 20 "$BUILD/fuzz.log"
+  echo "fuzz: no statistics in $BUILD/fuzz.log"
+  exit 1
+fi
+echo "fuzz: $runs runs, 0 crashes"

@@ -1,0 +1,659 @@
+/* Fault injection (GBLUR_FAULT, see gblur.h): every failure path the engine
+ * can take gives a clean result.  `test-faults --backend cpu|cuda`.
+ *   cpu:  the CPU sites (scratch allocation, a stripe in mid-run), CUDA
+ *         initialisation failing, host buffers, the variable's syntax;
+ *         run under ASan (--enable-sanitizers) or valgrind these also show
+ *         that no failure path leaks.
+ *   cuda: each CUDA site; the CPU fallback must give exactly the CPU
+ *         backend's image, and config.no_fallback must give GBLUR_E_CUDA
+ *         with rows [0, rows_valid) final.  Without a usable GPU it prints
+ *         "skipped: no CUDA device" and exits 77 (automake's SKIP). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "gblur.h"
+#include "reference.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#define POISON 0xA5
+
+static int      passed, failed;
+static uint64_t rng_state;
+
+static void check (int ok, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+static void
+check (int ok, const char *fmt, ...)
+{
+  va_list args;
+
+  if (ok)
+    {
+      passed++;
+      return;
+    }
+  failed++;
+  va_start (args, fmt);
+  printf ("FAIL: ");
+  vprintf (fmt, args);
+  printf ("\n");
+  va_end (args);
+}
+
+static uint64_t
+rng (void)
+{
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+/* Random samples in [0, 1] of full scale, rows padded with POISON. */
+static gblur_image
+make_image (int w, int h, int c, gblur_sample s, size_t pad)
+{
+  gblur_image img = { NULL, 0, w, h, c, s };
+  size_t      ss = gblur_sample_size (s);
+
+  img.stride = (size_t) w * c * ss + pad;
+  img.data = malloc (img.stride * h);
+  memset (img.data, POISON, img.stride * h);
+  for (int y = 0; y < h; y++)
+    for (size_t i = 0; i < (size_t) w * c; i++)
+      {
+        unsigned char *p = (unsigned char *) img.data + (size_t) y * img.stride + i * ss;
+        double         u = (double) (rng () % 1001) / 1000.0;
+        if (s == GBLUR_U8)
+          *p = (unsigned char) (u * 255.0 + 0.5);
+        else if (s == GBLUR_U16)
+          {
+            uint16_t v = (uint16_t) (u * 65535.0 + 0.5);
+            memcpy (p, &v, 2);
+          }
+        else
+          {
+            float v = (float) u;
+            memcpy (p, &v, 4);
+          }
+      }
+  return img;
+}
+
+static gblur_image
+make_poisoned (int w, int h, const gblur_image *like, size_t pad)
+{
+  gblur_image img = *like;
+
+  img.width = w;
+  img.height = h;
+  img.stride = (size_t) w * like->channels * gblur_sample_size (like->sample) + pad;
+  img.data = malloc (img.stride * h);
+  memset (img.data, POISON, img.stride * h);
+  return img;
+}
+
+static void
+poison (gblur_image *img)
+{
+  memset (img->data, POISON, img->stride * img->height);
+}
+
+static int
+all_poison (const gblur_image *img)
+{
+  const unsigned char *p = img->data;
+  for (size_t i = 0; i < img->stride * img->height; i++)
+    if (p[i] != POISON)
+      return 0;
+  return 1;
+}
+
+/* Rows [0, rows) of a and b are byte for byte equal, padding included. */
+static int
+same_rows (const gblur_image *a, const gblur_image *b, int rows)
+{
+  return a->stride == b->stride && memcmp (a->data, b->data, a->stride * rows) == 0;
+}
+
+/* Largest |dst - ref| over rows [0, rows) of the window at (wx, wy) of a
+ * whole-image reference (ref_w pixels wide). */
+static double
+error_vs_reference (const gblur_image *dst, const double *ref, int ref_w, int wx, int wy, int rows)
+{
+  double worst = 0;
+  for (int y = 0; y < rows; y++)
+    for (int x = 0; x < dst->width; x++)
+      for (int c = 0; c < dst->channels; c++)
+        {
+          double e = fabs (reference_sample (dst, x, y, c)
+                           - ref[((size_t) (wy + y) * ref_w + wx + x) * dst->channels + c]);
+          if (!(e <= worst))
+            worst = isnan (e) ? INFINITY : e;
+        }
+  return worst;
+}
+
+/* An engine created while GBLUR_FAULT = spec (unset when spec is NULL). */
+static gblur_engine *
+engine_with (const char *spec, gblur_backend backend, size_t limit, int threads, int no_fallback,
+             gblur_status *status, char *msg, size_t msg_size)
+{
+  gblur_config  config = { backend, limit, threads, no_fallback };
+  gblur_engine *engine;
+
+  if (spec)
+    setenv ("GBLUR_FAULT", spec, 1);
+  else
+    unsetenv ("GBLUR_FAULT");
+  engine = gblur_engine_new (&config, status, msg, msg_size);
+  unsetenv ("GBLUR_FAULT");
+  return engine;
+}
+
+static gblur_engine *
+must_engine (const char *spec, gblur_backend backend, size_t limit, int threads, int no_fallback)
+{
+  gblur_status  st;
+  char          msg[300];
+  gblur_engine *engine = engine_with (spec, backend, limit, threads, no_fallback, &st, msg, sizeof msg);
+  if (!engine)
+    {
+      printf ("cannot create an engine with GBLUR_FAULT=%s: %s\n", spec ? spec : "(unset)", msg);
+      exit (1);
+    }
+  return engine;
+}
+
+static int
+has_injected (const gblur_engine *engine)
+{
+  return strstr (gblur_engine_last_error (engine), "injected fault") != NULL;
+}
+
+typedef struct {
+  int calls, last_rows;
+} progress_log;
+
+static int
+on_progress (int rows_done, int rows_total, void *data)
+{
+  progress_log *log = data;
+  (void) rows_total;
+  log->calls++;
+  log->last_rows = rows_done;
+  return 0;
+}
+
+/* ---- the variable itself ---- */
+
+static void
+test_syntax (void)
+{
+  static const char *bad[] = { "cpu-strip", "cuda-launch:", "cuda-launch:0", "cuda-launch:-2",
+                               "cuda-launch:3x", "cpu-alloc,", ",cpu-alloc", "cpu-alloc,,host-alloc",
+                               "CUDA-INIT", "cuda-launch:99999999999" };
+  static const char *good[] = { "", "cpu-alloc", "cpu-stripe:2,host-alloc", "cuda-launch:3",
+                                "cuda-init,cuda-alloc:2,cuda-copy:4,cuda-launch:1,cpu-stripe:7" };
+
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      gblur_status  st = GBLUR_OK;
+      char          msg[300] = "";
+      gblur_engine *e = engine_with (bad[i], GBLUR_BACKEND_CPU, 0, 1, 1, &st, msg, sizeof msg);
+      check (!e && st == GBLUR_E_INVALID && strstr (msg, "GBLUR_FAULT"),
+             "GBLUR_FAULT=%s must be refused: engine %p, status %s, '%s'", bad[i], (void *) e,
+             gblur_status_name (st), msg);
+      gblur_engine_free (e);
+    }
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+    {
+      gblur_status  st;
+      char          msg[300] = "";
+      gblur_engine *e = engine_with (good[i], GBLUR_BACKEND_CPU, 0, 1, 1, &st, msg, sizeof msg);
+      check (e && st == GBLUR_OK, "GBLUR_FAULT=%s must be accepted: %s", good[i], msg);
+      gblur_engine_free (e);
+    }
+}
+
+/* The variable is read when the engine is made, not when it runs. */
+static void
+test_read_at_creation (void)
+{
+  gblur_engine *faulty = must_engine ("cpu-alloc", GBLUR_BACKEND_CPU, 0, 2, 1);
+  gblur_engine *clean = must_engine (NULL, GBLUR_BACKEND_CPU, 0, 2, 1);
+  gblur_image   src = make_image (40, 30, 1, GBLUR_U8, 0);
+  gblur_image   dst = make_poisoned (40, 30, &src, 0);
+  gblur_params  params = { 2.0, 0, NULL, NULL };
+  gblur_status  a, b;
+
+  setenv ("GBLUR_FAULT", "cpu-alloc", 1);
+  a = gblur_engine_run (faulty, &src, &dst, &params, NULL);
+  b = gblur_engine_run (clean, &src, &dst, &params, NULL);
+  unsetenv ("GBLUR_FAULT");
+  check (a == GBLUR_E_NOMEM && b == GBLUR_OK,
+         "fault per engine, fixed at creation: faulty engine %s, clean engine %s",
+         gblur_status_name (a), gblur_status_name (b));
+  gblur_engine_free (faulty);
+  gblur_engine_free (clean);
+  free (src.data);
+  free (dst.data);
+}
+
+/* ---- CPU sites ---- */
+
+static void
+test_cpu_alloc (void)
+{
+  static const int threads[] = { 1, 3 };
+
+  for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++)
+    {
+      gblur_engine *engine = must_engine ("cpu-alloc", GBLUR_BACKEND_CPU, 0, threads[ti], 1);
+      gblur_image   src = make_image (97, 61, 4, GBLUR_U16, 6);
+      gblur_image   dst = make_poisoned (97, 61, &src, 3);
+      gblur_image   win = make_poisoned (30, 20, &src, 0);
+      progress_log  log = { 0, 0 };
+      gblur_params  params = { 3.5, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, on_progress, &log };
+      gblur_result  result = { -1, -1 };
+
+      /* Twice: a failed run leaves the engine as it was. */
+      for (int rep = 0; rep < 2; rep++)
+        {
+          gblur_status st = gblur_engine_run (engine, &src, &dst, &params, &result);
+          check (st == GBLUR_E_NOMEM && has_injected (engine) && result.rows_valid == 0
+                   && !result.fell_back_to_cpu && log.calls == 0 && all_poison (&dst),
+                 "cpu-alloc, %d threads, run %d: status %s, '%s', rows_valid %d, %d progress calls, "
+                 "dst untouched %d", threads[ti], rep, gblur_status_name (st),
+                 gblur_engine_last_error (engine), result.rows_valid, log.calls, all_poison (&dst));
+        }
+      {
+        gblur_status st = gblur_engine_run_window (engine, &src, 40, 30, &win, &params, &result);
+        check (st == GBLUR_E_NOMEM && has_injected (engine) && result.rows_valid == 0,
+               "cpu-alloc, window: status %s, rows_valid %d", gblur_status_name (st), result.rows_valid);
+      }
+      gblur_engine_free (engine);
+      free (src.data);
+      free (dst.data);
+      free (win.data);
+    }
+}
+
+/* cpu-stripe:N fails in mid-run: the N - 1 steps done are final (equal to a
+ * clean run's rows), the rest is reported as not valid. */
+static void
+cpu_stripe_case (int w, int h, int c, gblur_sample s, unsigned flags, double sigma, int threads,
+                 size_t limit, int wx, int wy, int ww, int wh)
+{
+  gblur_engine *clean = must_engine (NULL, GBLUR_BACKEND_CPU, limit, threads, 1);
+  gblur_image   src = make_image (w, h, c, s, 5);
+  gblur_image   want = make_poisoned (ww, wh, &src, 2);
+  gblur_image   dst = make_poisoned (ww, wh, &src, 2);
+  progress_log  log = { 0, 0 };
+  gblur_params  params = { sigma, flags, on_progress, &log };
+  gblur_result  result;
+  gblur_status  st = gblur_engine_run_window (clean, &src, wx, wy, &want, &params, &result);
+  int           steps = log.calls;
+
+  check (st == GBLUR_OK && steps >= 3, "cpu-stripe: the clean run (%s) must take >= 3 steps, took %d",
+         gblur_status_name (st), steps);
+  for (int n = 1; n <= steps + 1; n++)
+    {
+      char          spec[40];
+      gblur_engine *engine;
+
+      snprintf (spec, sizeof spec, "cpu-stripe:%d", n);
+      engine = must_engine (spec, GBLUR_BACKEND_CPU, limit, threads, 1);
+      poison (&dst);
+      log = (progress_log) { 0, 0 };
+      st = gblur_engine_run_window (engine, &src, wx, wy, &dst, &params, &result);
+      if (n <= steps)
+        check (st == GBLUR_E_NOMEM && has_injected (engine) && log.calls == n - 1
+                 && result.rows_valid == (n == 1 ? 0 : log.last_rows) && result.rows_valid < wh
+                 && !result.fell_back_to_cpu && same_rows (&dst, &want, result.rows_valid),
+               "%s of %d, %dx%d c%d: status %s, '%s', %d progress calls, rows_valid %d (last "
+               "progress %d), valid rows equal %d", spec, steps, ww, wh, c, gblur_status_name (st),
+               gblur_engine_last_error (engine), log.calls, result.rows_valid, log.last_rows,
+               same_rows (&dst, &want, result.rows_valid));
+      else /* past the last step: nothing fails */
+        check (st == GBLUR_OK && result.rows_valid == wh && same_rows (&dst, &want, wh),
+               "%s of %d steps must do nothing: status %s", spec, steps, gblur_status_name (st));
+      gblur_engine_free (engine);
+    }
+  gblur_engine_free (clean);
+  free (src.data);
+  free (want.data);
+  free (dst.data);
+}
+
+static void
+test_cpu_stripe (void)
+{
+  cpu_stripe_case (200, 300, 1, GBLUR_U8, 0, 3.0, 2, 0, 0, 0, 200, 300);
+  cpu_stripe_case (150, 170, 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 6.0, 3,
+                   64 << 10, 0, 0, 150, 170);                  /* column blocks */
+  cpu_stripe_case (120, 140, 2, GBLUR_F32, GBLUR_PREMULTIPLY_ALPHA, 2.0, 1, 0, 17, 9, 80, 100);
+}
+
+/* ---- sites any build has ---- */
+
+static void
+test_cuda_init (void)
+{
+  gblur_status  st;
+  char          msg[300] = "";
+  gblur_engine *engine = engine_with ("cuda-init", GBLUR_BACKEND_AUTO, 0, 1, 0, &st, msg, sizeof msg);
+
+  check (engine && gblur_engine_backend (engine) == GBLUR_BACKEND_CPU
+           && strstr (gblur_engine_cuda_unavailable_reason (engine), "injected fault")
+           && strncmp (gblur_engine_describe (engine), "CPU", 3) == 0,
+         "cuda-init with the automatic backend: the CPU, reason '%s'",
+         engine ? gblur_engine_cuda_unavailable_reason (engine) : msg);
+  if (engine)
+    {
+      gblur_image  src = make_image (33, 21, 3, GBLUR_U8, 0);
+      gblur_image  dst = make_poisoned (33, 21, &src, 0);
+      double      *ref = malloc ((size_t) 33 * 21 * 3 * sizeof *ref);
+      gblur_params params = { 1.5, GBLUR_LINEAR_LIGHT, NULL, NULL };
+      gblur_result result;
+      st = gblur_engine_run (engine, &src, &dst, &params, &result);
+      reference_blur (&src, 1.5, GBLUR_LINEAR_LIGHT, ref);
+      check (st == GBLUR_OK && !result.fell_back_to_cpu
+               && error_vs_reference (&dst, ref, 33, 0, 0, 21) <= 1.0,
+             "cuda-init: the CPU engine blurs (status %s)", gblur_status_name (st));
+      free (ref);
+      free (src.data);
+      free (dst.data);
+    }
+  gblur_engine_free (engine);
+
+  engine = engine_with ("cuda-init", GBLUR_BACKEND_CUDA, 0, 1, 0, &st, msg, sizeof msg);
+  check (!engine && st == GBLUR_E_BACKEND && strstr (msg, "injected fault"),
+         "cuda-init with the CUDA backend forced: status %s, '%s'", gblur_status_name (st), msg);
+  gblur_engine_free (engine);
+}
+
+static void
+test_host_alloc (void)
+{
+  gblur_engine *faulty = must_engine ("host-alloc", GBLUR_BACKEND_AUTO, 0, 1, 1);
+  gblur_engine *clean = must_engine (NULL, GBLUR_BACKEND_CPU, 0, 1, 1);
+  void         *a = gblur_engine_alloc_host (faulty, 4096);
+  void         *b = gblur_engine_alloc_host (clean, 4096);
+
+  check (a == NULL && b != NULL, "host-alloc: faulty engine %p, clean engine %p", a, b);
+  gblur_engine_free_host (clean, b);
+  gblur_engine_free (faulty);
+  gblur_engine_free (clean);
+}
+
+/* CUDA sites do nothing to the CPU backend. */
+static void
+test_cuda_sites_on_cpu (void)
+{
+  gblur_engine *engine = must_engine ("cuda-alloc,cuda-copy,cuda-launch", GBLUR_BACKEND_CPU, 0, 2, 1);
+  gblur_image   src = make_image (50, 40, 1, GBLUR_U8, 0);
+  gblur_image   dst = make_poisoned (50, 40, &src, 0);
+  gblur_params  params = { 2.0, 0, NULL, NULL };
+  gblur_result  result;
+  gblur_status  st = gblur_engine_run (engine, &src, &dst, &params, &result);
+
+  check (st == GBLUR_OK && result.rows_valid == 40 && !result.fell_back_to_cpu,
+         "CUDA sites on the CPU backend: status %s", gblur_status_name (st));
+  gblur_engine_free (engine);
+  free (src.data);
+  free (dst.data);
+}
+
+/* ---- CUDA sites ---- */
+
+typedef struct {
+  int          w, h, c;
+  gblur_sample s;
+  unsigned     flags;
+  double       sigma;
+  int          wx, wy, ww, wh;   /* the window blurred (the whole image when it is) */
+} cuda_case;
+
+#define CUDA_LIMIT  ((size_t) 1 << 20)  /* small: many tiles */
+#define CUDA_THREADS 3
+
+static void
+cuda_fault_case (const cuda_case *k)
+{
+  gblur_engine *cpu = must_engine (NULL, GBLUR_BACKEND_CPU, CUDA_LIMIT, CUDA_THREADS, 1);
+  gblur_engine *gpu = must_engine (NULL, GBLUR_BACKEND_CUDA, CUDA_LIMIT, CUDA_THREADS, 1);
+  gblur_image   src = make_image (k->w, k->h, k->c, k->s, 3);
+  gblur_image   want = make_poisoned (k->ww, k->wh, &src, 5);
+  gblur_image   dst = make_poisoned (k->ww, k->wh, &src, 5);
+  double       *ref = malloc ((size_t) k->w * k->h * k->c * sizeof *ref);
+  double        tol = k->s == GBLUR_F32 ? 1e-4 : 1.0;
+  progress_log  log = { 0, 0 };
+  gblur_params  params = { k->sigma, k->flags, on_progress, &log };
+  gblur_result  result;
+  gblur_status  st;
+  int           tiles;
+  char          specs[16][40];
+  int           nspecs = 0;
+
+  reference_blur (&src, k->sigma, k->flags, ref);
+  st = gblur_engine_run_window (cpu, &src, k->wx, k->wy, &want, &params, &result);
+  check (st == GBLUR_OK, "CPU run for the CUDA fault tests: %s", gblur_status_name (st));
+  log = (progress_log) { 0, 0 };
+  st = gblur_engine_run_window (gpu, &src, k->wx, k->wy, &dst, &params, &result);
+  tiles = log.calls;  /* full-width stripes at these sizes: one progress call per tile */
+  check (st == GBLUR_OK && tiles >= 4 && error_vs_reference (&dst, ref, k->w, k->wx, k->wy, k->wh) <= tol,
+         "clean CUDA run: status %s, %d tiles (want >= 4)", gblur_status_name (st), tiles);
+
+  /* Allocations: 3 buffers per set, 2 sets.  Copies: 1 the weights, then
+   * 2t the upload and 2t + 1 the download of tile t. */
+  nspecs = 0;
+  snprintf (specs[nspecs++], 40, "cuda-alloc:1");
+  snprintf (specs[nspecs++], 40, "cuda-alloc:5");
+  snprintf (specs[nspecs++], 40, "cuda-copy:1");
+  snprintf (specs[nspecs++], 40, "cuda-copy:2");
+  snprintf (specs[nspecs++], 40, "cuda-copy:7");
+  snprintf (specs[nspecs++], 40, "cuda-copy:%d", 2 * tiles + 1);
+  snprintf (specs[nspecs++], 40, "cuda-launch:1");
+  snprintf (specs[nspecs++], 40, "cuda-launch:3");
+  snprintf (specs[nspecs++], 40, "cuda-launch:%d", tiles);
+
+  for (int i = 0; i < nspecs; i++)
+    {
+      gblur_engine *fb = must_engine (specs[i], GBLUR_BACKEND_CUDA, CUDA_LIMIT, CUDA_THREADS, 0);
+      gblur_engine *nf = must_engine (specs[i], GBLUR_BACKEND_CUDA, CUDA_LIMIT, CUDA_THREADS, 1);
+
+      /* Fallback: the CPU backend's image, exactly. */
+      poison (&dst);
+      st = gblur_engine_run_window (fb, &src, k->wx, k->wy, &dst, &params, &result);
+      check (st == GBLUR_OK && result.fell_back_to_cpu && result.rows_valid == k->wh
+               && same_rows (&dst, &want, k->wh),
+             "%s with fallback, %dx%d c%d %s: status %s (%s), fell back %d, rows_valid %d, "
+             "equals the CPU image %d", specs[i], k->ww, k->wh, k->c,
+             k->s == GBLUR_U8 ? "u8" : k->s == GBLUR_U16 ? "u16" : "f32", gblur_status_name (st),
+             gblur_engine_last_error (fb), result.fell_back_to_cpu, result.rows_valid,
+             same_rows (&dst, &want, k->wh));
+
+      /* No fallback: GBLUR_E_CUDA; the rows reported valid are final. */
+      poison (&dst);
+      log = (progress_log) { 0, 0 };
+      st = gblur_engine_run_window (nf, &src, k->wx, k->wy, &dst, &params, &result);
+      check (st == GBLUR_E_CUDA && has_injected (nf) && !result.fell_back_to_cpu
+               && result.rows_valid >= 0 && result.rows_valid < k->wh
+               && result.rows_valid == (log.calls ? log.last_rows : 0)
+               && error_vs_reference (&dst, ref, k->w, k->wx, k->wy, result.rows_valid) <= tol,
+             "%s without fallback: status %s, '%s', rows_valid %d (last progress %d)", specs[i],
+             gblur_status_name (st), gblur_engine_last_error (nf), result.rows_valid, log.last_rows);
+      if (strcmp (specs[i], "cuda-launch:3") == 0)
+        check (result.rows_valid > 0, "cuda-launch:3: tile 1 is done, yet rows_valid is 0");
+      gblur_engine_free (fb);
+      gblur_engine_free (nf);
+    }
+
+  /* Past the last tile or copy: nothing fails, nothing falls back. */
+  {
+    char spec[60];
+    snprintf (spec, sizeof spec, "cuda-launch:%d,cuda-copy:%d", tiles + 1, 2 * tiles + 2);
+    gblur_engine *e = must_engine (spec, GBLUR_BACKEND_CUDA, CUDA_LIMIT, CUDA_THREADS, 0);
+    poison (&dst);
+    st = gblur_engine_run_window (e, &src, k->wx, k->wy, &dst, &params, &result);
+    check (st == GBLUR_OK && !result.fell_back_to_cpu
+             && error_vs_reference (&dst, ref, k->w, k->wx, k->wy, k->wh) <= tol,
+           "%s: status %s, fell back %d", spec, gblur_status_name (st), result.fell_back_to_cpu);
+    gblur_engine_free (e);
+  }
+
+  /* A CUDA fault whose fallback meets a CPU fault: the CPU's clean error. */
+  {
+    gblur_engine *e = must_engine ("cuda-launch:2,cpu-stripe:2", GBLUR_BACKEND_CUDA, CUDA_LIMIT,
+                                   CUDA_THREADS, 0);
+    st = gblur_engine_run_window (e, &src, k->wx, k->wy, &dst, &params, &result);
+    check (st == GBLUR_E_NOMEM && result.fell_back_to_cpu && has_injected (e)
+             && result.rows_valid > 0 && result.rows_valid < k->wh
+             && same_rows (&dst, &want, result.rows_valid),
+           "cuda-launch:2 then cpu-stripe:2: status %s, fell back %d, rows_valid %d",
+           gblur_status_name (st), result.fell_back_to_cpu, result.rows_valid);
+    gblur_engine_free (e);
+  }
+
+  /* The GPU is still fine for an engine without faults. */
+  poison (&dst);
+  st = gblur_engine_run_window (gpu, &src, k->wx, k->wy, &dst, &params, &result);
+  check (st == GBLUR_OK && !result.fell_back_to_cpu
+           && error_vs_reference (&dst, ref, k->w, k->wx, k->wy, k->wh) <= tol,
+         "clean CUDA run after the faults: status %s", gblur_status_name (st));
+
+  gblur_engine_free (cpu);
+  gblur_engine_free (gpu);
+  free (ref);
+  free (src.data);
+  free (want.data);
+  free (dst.data);
+}
+
+static void
+test_cuda_sites (void)
+{
+  static const cuda_case cases[] = {
+    { 517, 389, 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 3.0, 0, 0, 517, 389 },
+    { 300, 420, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 5.0, 0, 0, 300, 420 },
+    { 260, 500, 1, GBLUR_F32, 0, 12.0, 0, 0, 260, 500 },
+    { 400, 480, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 4.0, 31, 17, 333, 440 },   /* a window */
+  };
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    cuda_fault_case (&cases[i]);
+
+  /* cuda-init on a machine with a GPU: the CPU, the same image as the CPU backend. */
+  {
+    gblur_engine *cpu = must_engine (NULL, GBLUR_BACKEND_CPU, CUDA_LIMIT, CUDA_THREADS, 1);
+    gblur_engine *e = must_engine ("cuda-init", GBLUR_BACKEND_AUTO, CUDA_LIMIT, CUDA_THREADS, 0);
+    gblur_image   src = make_image (120, 90, 1, GBLUR_U8, 0);
+    gblur_image   a = make_poisoned (120, 90, &src, 0), b = make_poisoned (120, 90, &src, 0);
+    gblur_params  params = { 2.0, 0, NULL, NULL };
+    gblur_status  sa = gblur_engine_run (cpu, &src, &a, &params, NULL);
+    gblur_status  sb = gblur_engine_run (e, &src, &b, &params, NULL);
+    check (gblur_engine_backend (e) == GBLUR_BACKEND_CPU && sa == GBLUR_OK && sb == GBLUR_OK
+             && same_rows (&a, &b, 90),
+           "cuda-init beside a GPU: backend %d, reason '%s'", (int) gblur_engine_backend (e),
+           gblur_engine_cuda_unavailable_reason (e));
+    gblur_engine_free (cpu);
+    gblur_engine_free (e);
+    free (src.data);
+    free (a.data);
+    free (b.data);
+  }
+
+#ifdef HAVE_CUDA
+  /* Device-resident images: no fallback possible, a clean GBLUR_E_CUDA. */
+  {
+    static const char *specs[] = { "cuda-alloc:1", "cuda-copy:1", "cuda-launch:1" };
+    gblur_image  src = make_image (200, 150, 1, GBLUR_U8, 0);
+    size_t       size = src.stride * src.height;
+    void        *d_src = NULL, *d_dst = NULL;
+    gblur_params params = { 2.0, 0, NULL, NULL };
+
+    if (cudaMalloc (&d_src, size) == cudaSuccess && cudaMalloc (&d_dst, size) == cudaSuccess)
+      {
+        gblur_image ds = src, dd = src;
+        ds.data = d_src;
+        dd.data = d_dst;
+        for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+          {
+            gblur_engine *e = must_engine (specs[i], GBLUR_BACKEND_CUDA, 0, 1, 0);
+            gblur_status  st = gblur_engine_run_device (e, &ds, &dd, &params);
+            check (st == GBLUR_E_CUDA && has_injected (e), "run_device with %s: status %s, '%s'",
+                   specs[i], gblur_status_name (st), gblur_engine_last_error (e));
+            gblur_engine_free (e);
+          }
+      }
+    else
+      check (0, "cudaMalloc for the device-resident fault test");
+    cudaFree (d_src);
+    cudaFree (d_dst);
+    free (src.data);
+  }
+#endif
+}
+
+int
+main (int argc, char **argv)
+{
+  const char   *seed_env = getenv ("GBLUR_TEST_SEED");
+  uint64_t      seed = seed_env ? strtoull (seed_env, NULL, 0) : (uint64_t) time (NULL);
+  gblur_backend backend = GBLUR_BACKEND_CPU;
+
+  for (int i = 1; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--backend") == 0 && i + 1 < argc)
+        backend = strcmp (argv[++i], "cuda") == 0 ? GBLUR_BACKEND_CUDA : GBLUR_BACKEND_CPU;
+      else
+        {
+          fprintf (stderr, "usage: %s [--backend cpu|cuda]\n", argv[0]);
+          return 2;
+        }
+    }
+  rng_state = seed ? seed : 1;
+  unsetenv ("GBLUR_BACKEND");
+  unsetenv ("GBLUR_FAULT");
+  printf ("fault-injection tests, backend %s, seed %llu (GBLUR_TEST_SEED to repeat)\n",
+          backend == GBLUR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long) seed);
+
+  if (backend == GBLUR_BACKEND_CUDA)
+    {
+      gblur_status  st;
+      char          msg[300];
+      gblur_engine *probe = engine_with (NULL, GBLUR_BACKEND_CUDA, 0, 1, 1, &st, msg, sizeof msg);
+      if (!probe)
+        {
+          printf ("skipped: no CUDA device (%s)\n", msg);
+          printf ("0 passed, 0 failed, 1 skipped\n");
+          return 77;
+        }
+      printf ("device: %s\n", gblur_engine_describe (probe));
+      gblur_engine_free (probe);
+      test_cuda_sites ();
+    }
+  else
+    {
+      test_syntax ();
+      test_read_at_creation ();
+      test_cpu_alloc ();
+      test_cpu_stripe ();
+      test_cuda_init ();
+      test_host_alloc ();
+      test_cuda_sites_on_cpu ();
+    }
+  printf ("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
