@@ -115,6 +115,7 @@ choose_layout (const Babl *drawable_format, gboolean linear, PixelLayout *layout
 typedef struct {
   BlurProgressFunc func;
   gpointer         data;
+  gint             steps;   /* stripes reported, for the verbose log */
 } ProgressRelay;
 
 /* The engine reports rows; the blur is the middle 80% of the bar (reading
@@ -123,6 +124,7 @@ static int
 relay_progress (int rows_done, int rows_total, void *user_data)
 {
   ProgressRelay *relay = user_data;
+  relay->steps++;
   if (relay->func)
     relay->func (0.1 + 0.8 * rows_done / (double) rows_total, relay->data);
   return 0;
@@ -144,7 +146,7 @@ blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout
   gblur_image          src;
   gblur_params         params;
   gblur_result         result;
-  ProgressRelay        relay = { progress, progress_data };
+  ProgressRelay        relay = { progress, progress_data, 0 };
   gblur_status         status;
 
   halo.x = MAX (extent->x, roi->x - r);
@@ -183,6 +185,8 @@ blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout
     }
   if (result.fell_back_to_cpu)
     g_printerr ("cuda-gaussian-blur: the GPU failed; the CPU finished the blur\n");
+  if (g_getenv ("CUDA_GBLUR_VERBOSE"))
+    g_printerr ("cuda-gaussian-blur: %d progress steps\n", relay.steps);
   gblur_engine_free_host (engine, src.data);
   return TRUE;
 

@@ -57,6 +57,7 @@ def write_inputs(work):
     rgb16 = np.round(pattern(H, W, 3) * 65535).astype(np.uint16)
     cv2.imwrite(f"{work}/rgb16.png", rgb16[..., ::-1])
     cv2.imwrite(f"{work}/grayf.tif", pattern(H, W, 1)[..., 0].astype(np.float32))
+    cv2.imwrite(f"{work}/rgb1x1.png", np.array([[[40, 160, 220]]], np.uint8))
 
 
 def read(path):
@@ -132,7 +133,8 @@ def expected(stored, scale, sigma, linear, float_stored_linear=False):
 
 # ------------------------------------------------------------------ cases
 INPUTS = {"gray8": ("gray8.png", 255.0), "rgba8": ("rgba8.png", 255.0),
-          "rgb16": ("rgb16.png", 65535.0), "grayf": ("grayf.tif", 1.0)}
+          "rgb16": ("rgb16.png", 65535.0), "grayf": ("grayf.tif", 1.0),
+          "rgb1x1": ("rgb1x1.png", 255.0)}
 
 # name, input, sigma, linear, selection
 BLUR_CASES = [
@@ -148,12 +150,15 @@ BLUR_CASES = [
     ("rgba8-rect-selection", "rgba8", 6.0, False, ("rect", 50, 30, 30, 40)),
     ("rgb16-feathered-ellipse", "rgb16", 4.0, True, ("ellipse", 18, 10, 60, 56, 10)),
     ("gray8-feathered-ellipse", "gray8", 10.0, False, ("ellipse", 10, 12, 70, 50, 8)),
+    ("gray8-empty-selection", "gray8", 5.0, True, ("empty",)),
+    ("rgb-1x1-image", "rgb1x1", 50.0, True, None),
 ]
 # name, input, how it goes wrong
 ERROR_CASES = [
     ("error-sigma-zero", "gray8", "sigma 0"),
     ("error-sigma-above-500", "rgba8", "sigma 600"),
     ("error-sigma-negative", "gray8", "sigma -3"),
+    ("error-sigma-nan", "gray8", "sigma (/ 0. 0.)"),
     ("error-layer-group", "gray8", "group"),
     ("error-indexed", "rgba8", "indexed"),
     ("error-missing-drawable", "gray8", "no drawable"),
@@ -198,6 +203,9 @@ def write_scheme(version, work):
         select = ""
         if sel and sel[0] == "rect":
             select = f"(gimp-image-select-rectangle img CHANNEL-OP-REPLACE {sel[1]} {sel[2]} {sel[3]} {sel[4]})"
+        elif sel and sel[0] == "empty":   # a selection with nothing in it
+            select = ("(gimp-image-select-rectangle img CHANNEL-OP-REPLACE 10 10 20 20) "
+                      "(gimp-image-select-rectangle img CHANNEL-OP-SUBTRACT 10 10 20 20)")
         elif sel:
             select = (f"(gimp-context-set-feather TRUE) (gimp-context-set-feather-radius {sel[5]} {sel[5]}) "
                       f"(gimp-image-select-ellipse img CHANNEL-OP-REPLACE {sel[1]} {sel[2]} {sel[3]} {sel[4]}) "
@@ -241,7 +249,7 @@ def write_scheme(version, work):
         target, setup = "drw", ""
         sigma = 2.0
         if how.startswith("sigma"):
-            sigma = float(how.split()[1])
+            sigma = how.split(" ", 1)[1]   # a Scheme expression: (/ 0. 0.) is NaN
         elif how == "group":
             if version == "3":
                 setup = ("(grp (car (gimp-group-layer-new img \"group\")))\n"
@@ -305,6 +313,10 @@ def check(version, work, log_path):
         if sel is None:
             err = difference(out, exp).max()
             record(name, err <= tol, f"max error {err:.3g} (tolerance {tol})")
+        elif sel[0] == "empty":
+            # GIMP's convention: an empty selection selects everything.
+            err = difference(out, exp).max()
+            record(name, err <= tol, f"whole drawable blurred, max error {err:.3g} (tolerance {tol})")
         elif sel[0] == "rect":
             x, y, w, h = sel[1:]
             inside = np.zeros(out.shape[:2], bool)
@@ -462,6 +474,93 @@ def gui_check(version, work, log_path):
     return 0 if all(results) else 1
 
 
+# ------------------------------------------------------ robustness tests
+# Each scenario runs in its own GIMP process (faults come from GBLUR_FAULT in
+# the environment, read when the plug-in's engine starts).
+FAULT_SCENARIOS = {          # name: (GBLUR_FAULT, call must succeed)
+    "fault-cpu-stripe": ("cpu-stripe:2", False),
+    "fault-cpu-alloc": ("cpu-alloc", False),
+    "fault-host-alloc": ("host-alloc", False),
+    "fault-cuda-init": ("cuda-init", True),
+}
+HUGE = 10000                 # the huge image's side
+HUGE_RECT = (3000, 3000, 4000, 4000)
+HUGE_CROP = (2900, 2900, 200, 200)
+HUGE_SIGMA = 3.0
+
+
+def write_robust_scheme(version, work, scenario):
+    body = ""
+    if scenario in FAULT_SCENARIOS or scenario == "kill":
+        big = pattern(1500, 2000, 4 if scenario == "kill" else 1)
+        name = "big.png"
+        cv2.imwrite(f"{work}/{name}", np.round(big[..., [2, 1, 0, 3]] * 255).astype(np.uint8)
+                    if scenario == "kill" else np.round(big[..., 0] * 255).astype(np.uint8))
+        sigma = 150 if scenario == "kill" else 2
+        body = (f"(let* ({scm_load(version, f'{work}/{name}')})\n"
+                f"  {scm_save(version, 'img', 'drw', f'{work}/before.png')}\n"
+                f"  (gimp-message (if (catch #f {scm_call(version, 'img', 'drw', sigma, True)} #t) "
+                f"\"CASE {scenario} CALL-SUCCEEDED\" \"CASE {scenario} CALL-FAILED\"))\n"
+                f"  {scm_save(version, 'img', 'drw', f'{work}/after.png')})")
+    elif scenario == "huge":
+        x, y, w, h = HUGE_RECT
+        cx, cy, cw, ch = HUGE_CROP
+        if version == "3":
+            new_layer = f"(car (gimp-layer-new img \"big\" {HUGE} {HUGE} GRAY-IMAGE 100 LAYER-MODE-NORMAL))"
+        else:
+            new_layer = f"(car (gimp-layer-new img {HUGE} {HUGE} GRAY-IMAGE \"big\" 100 LAYER-MODE-NORMAL))"
+        body = (f"(let* ((img (car (gimp-image-new {HUGE} {HUGE} GRAY)))\n"
+                f"       (drw {new_layer}))\n"
+                f"  (gimp-image-insert-layer img drw 0 0)\n"
+                f"  (gimp-context-set-default-colors)\n"
+                f"  (gimp-drawable-fill drw FILL-WHITE)\n"
+                f"  (gimp-image-select-rectangle img CHANNEL-OP-REPLACE {x} {y} {w} {h})\n"
+                f"  (gimp-drawable-edit-fill drw FILL-FOREGROUND)\n"
+                f"  (gimp-selection-none img)\n"
+                f"  (gimp-message (if (catch #f {scm_call(version, 'img', 'drw', HUGE_SIGMA, True)} #t) "
+                f"\"CASE huge CALL-SUCCEEDED\" \"CASE huge CALL-FAILED\"))\n"
+                f"  (gimp-image-crop img {cw} {ch} {cx} {cy})\n"
+                f"  {scm_save(version, 'img', 'drw', f'{work}/after.png')})")
+    with open(f"{work}/robust.scm", "w") as f:
+        f.write("(gimp-message-set-handler CONSOLE)\n" + body + "\n")
+
+
+def robust_check(version, work, scenario, log_path):
+    log = open(log_path, errors="replace").read()
+    called = re.findall(rf"CASE {scenario} (CALL-SUCCEEDED|CALL-FAILED)", log)
+    ok_call = bool(called) and called[-1] == "CALL-SUCCEEDED"
+    try:
+        after = read(f"{work}/after.png").astype(np.float64)
+    except FileNotFoundError:
+        after = None
+    if scenario in FAULT_SCENARIOS or scenario == "kill":
+        fault, must_succeed = FAULT_SCENARIOS.get(scenario, ("killed mid-blur", False))
+        before = read(f"{work}/before.png").astype(np.float64)
+        if must_succeed:
+            err = None if after is None else np.abs(after - expected(read(f"{work}/big.png"), 255.0, 2.0, True)).max()
+            ok = ok_call and err is not None and err <= 1.0
+            detail = f"{fault}: call succeeded {ok_call}, max error {err}"
+        else:
+            unchanged = after is not None and difference(after, before).max() == 0
+            ok = bool(called) and not ok_call and unchanged
+            detail = f"{fault}: call failed {bool(called) and not ok_call}, pixels unchanged {unchanged}"
+    else:  # huge
+        x, y, w, h = HUGE_RECT
+        cx, cy, cw, ch = HUGE_CROP
+        r = math.ceil(3 * HUGE_SIGMA)
+        area = np.full((ch + 2 * r, cw + 2 * r, 1), 255.0)
+        yy, xx = np.mgrid[cy - r:cy + ch + r, cx - r:cx + cw + r]
+        area[((xx >= x) & (xx < x + w) & (yy >= y) & (yy < y + h))] = 0.0
+        exp = expected(area, 255.0, HUGE_SIGMA, True)[r:r + ch, r:r + cw]
+        err = None if after is None else np.abs(after[..., :1] - exp).max()
+        steps = re.findall(r"cuda-gaussian-blur: (\d+) progress steps", log)
+        ok = ok_call and err is not None and err <= 1.0 and bool(steps) and int(steps[-1]) > 1
+        detail = (f"{HUGE}×{HUGE} gray: call succeeded {ok_call}, crop max error {err}, "
+                  f"progress steps {steps[-1] if steps else 0}")
+    print(f"{'PASS' if ok else 'FAIL'}: {scenario} — {detail}")
+    return 0 if ok else 1
+
+
 def main():
     if len(sys.argv) >= 4 and sys.argv[1] == "prepare":
         write_inputs(sys.argv[3])
@@ -469,6 +568,14 @@ def main():
         return 0
     if len(sys.argv) == 5 and sys.argv[1] == "check":
         return check(sys.argv[2], sys.argv[3], sys.argv[4])
+    if len(sys.argv) == 5 and sys.argv[1] == "robust-prepare":
+        write_robust_scheme(sys.argv[2], sys.argv[3], sys.argv[4])
+        return 0
+    if len(sys.argv) == 6 and sys.argv[1] == "robust-check":
+        return robust_check(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+    if len(sys.argv) == 3 and sys.argv[1] == "fault-of":
+        print(FAULT_SCENARIOS[sys.argv[2]][0])
+        return 0
     if len(sys.argv) == 4 and sys.argv[1] == "gui-prepare":
         write_gui_scheme(sys.argv[2], sys.argv[3])
         return 0
