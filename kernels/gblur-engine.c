@@ -12,6 +12,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#define PINNED_KEPT 4
+
 struct gblur_engine {
   gblur_backend backend;
   gblur_cpu    *cpu;
@@ -22,6 +24,7 @@ struct gblur_engine {
   char          description[160];
   char          cuda_reason[256];
   char          last_error[512];
+  unsigned char *pinned_kept[PINNED_KEPT];  /* freed page-locked buffers, for reuse */
   /* weights of the last sigma, kept for repeated calls (a live preview) */
   double        weights_sigma;
   int           weights_radius;
@@ -210,6 +213,9 @@ gblur_engine_free (gblur_engine *engine)
 {
   if (!engine)
     return;
+  for (int i = 0; i < PINNED_KEPT; i++)
+    if (engine->pinned_kept[i])
+      gblur_cuda_host_free (engine->pinned_kept[i]);
   gblur_cuda_close (engine->cuda);
   gblur_cpu_free (engine->cpu);
   free (engine);
@@ -471,6 +477,17 @@ gblur_engine_run_device (gblur_engine *engine, const gblur_image *src, gblur_ima
 /* Host buffers carry a header saying how they were allocated, so they can be
  * freed correctly whatever happens to the backend in between. */
 #define HOST_HEADER 64
+/* Page-locked buffers are slow to get (milliseconds), and a live preview asks
+ * for two per update: freed ones up to this size are kept for reuse. */
+#define PINNED_KEEP_MAX ((size_t) 64 << 20)
+
+static size_t
+host_capacity (const unsigned char *base)
+{
+  size_t capacity;
+  memcpy (&capacity, base + 8, sizeof capacity);
+  return capacity;
+}
 
 void *
 gblur_engine_alloc_host (gblur_engine *engine, size_t size)
@@ -482,12 +499,21 @@ gblur_engine_alloc_host (gblur_engine *engine, size_t size)
     return NULL;
   if (engine->cuda)
     {
+      for (int i = 0; i < PINNED_KEPT; i++)
+        if (engine->pinned_kept[i] && host_capacity (engine->pinned_kept[i]) >= size
+            && host_capacity (engine->pinned_kept[i]) <= 2 * size + ((size_t) 1 << 20))
+          {
+            base = engine->pinned_kept[i];
+            engine->pinned_kept[i] = NULL;
+            return base + HOST_HEADER;
+          }
       base = gblur_cuda_host_alloc (size + HOST_HEADER);
       pinned = base != NULL;
     }
   if (!base && posix_memalign ((void **) &base, HOST_HEADER, size + HOST_HEADER) != 0)
     return NULL;
   base[0] = (unsigned char) pinned;
+  memcpy (base + 8, &size, sizeof size);
   return base + HOST_HEADER;
 }
 
@@ -496,12 +522,20 @@ gblur_engine_free_host (gblur_engine *engine, void *ptr)
 {
   unsigned char *base;
 
-  (void) engine;
   if (!ptr)
     return;
   base = (unsigned char *) ptr - HOST_HEADER;
-  if (base[0])
-    gblur_cuda_host_free (base);
-  else
-    free (base);
+  if (!base[0])
+    {
+      free (base);
+      return;
+    }
+  if (engine && host_capacity (base) <= PINNED_KEEP_MAX)
+    for (int i = 0; i < PINNED_KEPT; i++)
+      if (!engine->pinned_kept[i])
+        {
+          engine->pinned_kept[i] = base;
+          return;
+        }
+  gblur_cuda_host_free (base);
 }

@@ -570,6 +570,14 @@ test_cuda_specific (gblur_engine *engine)
              && attr.type == cudaMemoryTypeHost,
            "alloc_host returns pinned memory on the CUDA backend");
     gblur_engine_free_host (engine, pinned);
+    /* A freed buffer is kept and handed out again, still pinned and usable. */
+    void *again = gblur_engine_alloc_host (engine, 1 << 20);
+    check (again && cudaPointerGetAttributes (&attr, again) == cudaSuccess
+             && attr.type == cudaMemoryTypeHost,
+           "alloc_host after free_host returns pinned memory");
+    if (again)
+      memset (again, 0x5a, 1 << 20);
+    gblur_engine_free_host (engine, again);
   }
   gblur_engine_free (cpu);
 }
