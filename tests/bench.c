@@ -7,6 +7,7 @@
  *         [--format gray|rgba|all] [--reps N]
  */
 #include "gblur.h"
+#include "timing.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -17,21 +18,6 @@
 #ifdef HAVE_CUDA
 #include <cuda_runtime.h>
 #endif
-
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 static void
 fill_random (unsigned char *p, size_t n, uint64_t seed)

@@ -6,6 +6,7 @@
  *   preview-bench [--backend cpu|cuda] [--size 512] [--format gray|rgba]
  */
 #include "gblur.h"
+#include "timing.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -14,21 +15,6 @@
 #include <time.h>
 
 #define IMAGE 4096   /* the drawable the preview looks into */
-
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 int
 main (int argc, char **argv)

@@ -5,6 +5,7 @@
  * "skipped: no CUDA device" and exits 77 (automake's SKIP). */
 #include "gblur.h"
 #include "reference.h"
+#include "test-util.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -17,99 +18,14 @@
 #include <cuda_runtime.h>
 #endif
 
-static int      passed, failed;
-static uint64_t rng_state;
 static gblur_backend backend = GBLUR_BACKEND_CPU;
 static int      quick;
 
-#define POISON 0xA5
-
-static uint64_t
-rng (void)
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
-}
-
-static void
-check (int ok, const char *fmt, ...)
-  __attribute__ ((format (printf, 2, 3)));
-
-#include <stdarg.h>
-static void
-check (int ok, const char *fmt, ...)
-{
-  if (ok)
-    {
-      passed++;
-      return;
-    }
-  failed++;
-  va_list args;
-  va_start (args, fmt);
-  printf ("FAIL: ");
-  vprintf (fmt, args);
-  printf ("\n");
-  va_end (args);
-}
 
 static const char *
 sample_name (gblur_sample s)
 {
   return s == GBLUR_U8 ? "u8" : s == GBLUR_U16 ? "u16" : "f32";
-}
-
-/* An image with `pad` spare bytes after each row, filled with noise or, one
- * time in two, with flat blocks and hard steps (the worst case for
- * rounding). */
-static gblur_image
-make_image (int w, int h, int c, gblur_sample s, size_t pad, int pattern)
-{
-  gblur_image img;
-  size_t      ss = gblur_sample_size (s);
-  int         block = 1 + (int) (rng () % 9);
-
-  img.width = w;
-  img.height = h;
-  img.channels = c;
-  img.sample = s;
-  img.stride = (size_t) w * c * ss + pad;
-  img.data = malloc (img.stride * h);
-  memset (img.data, POISON, img.stride * h);
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      for (int ch = 0; ch < c; ch++)
-        {
-          double u = pattern ? (((x / block + y / block + ch) % 2) ? 1.0 : 0.0)
-                             : (double) (rng () % 1000001) / 1000000.0;
-          unsigned char *p = (unsigned char *) img.data + (size_t) y * img.stride
-                             + ((size_t) x * c + ch) * ss;
-          if (s == GBLUR_U8)
-            *p = (unsigned char) (u * 255.0 + 0.5);
-          else if (s == GBLUR_U16)
-            {
-              uint16_t v = (uint16_t) (u * 65535.0 + 0.5);
-              memcpy (p, &v, 2);
-            }
-          else
-            {
-              float v = (float) u;
-              memcpy (p, &v, 4);
-            }
-        }
-  return img;
-}
-
-static gblur_image
-make_poisoned_like (const gblur_image *src, size_t pad)
-{
-  gblur_image img = *src;
-  img.stride = (size_t) src->width * src->channels * gblur_sample_size (src->sample) + pad;
-  img.data = malloc (img.stride * src->height);
-  memset (img.data, POISON, img.stride * src->height);
-  return img;
 }
 
 /* Largest |out - ref| over rows [0, rows); -1 if a padding byte changed. */

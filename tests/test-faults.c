@@ -13,6 +13,7 @@
 #endif
 #include "gblur.h"
 #include "reference.h"
+#include "test-util.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -25,83 +26,6 @@
 #ifdef HAVE_CUDA
 #include <cuda_runtime.h>
 #endif
-
-#define POISON 0xA5
-
-static int      passed, failed;
-static uint64_t rng_state;
-
-static void check (int ok, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
-static void
-check (int ok, const char *fmt, ...)
-{
-  va_list args;
-
-  if (ok)
-    {
-      passed++;
-      return;
-    }
-  failed++;
-  va_start (args, fmt);
-  printf ("FAIL: ");
-  vprintf (fmt, args);
-  printf ("\n");
-  va_end (args);
-}
-
-static uint64_t
-rng (void)
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
-}
-
-/* Random samples in [0, 1] of full scale, rows padded with POISON. */
-static gblur_image
-make_image (int w, int h, int c, gblur_sample s, size_t pad)
-{
-  gblur_image img = { NULL, 0, w, h, c, s };
-  size_t      ss = gblur_sample_size (s);
-
-  img.stride = (size_t) w * c * ss + pad;
-  img.data = malloc (img.stride * h);
-  memset (img.data, POISON, img.stride * h);
-  for (int y = 0; y < h; y++)
-    for (size_t i = 0; i < (size_t) w * c; i++)
-      {
-        unsigned char *p = (unsigned char *) img.data + (size_t) y * img.stride + i * ss;
-        double         u = (double) (rng () % 1001) / 1000.0;
-        if (s == GBLUR_U8)
-          *p = (unsigned char) (u * 255.0 + 0.5);
-        else if (s == GBLUR_U16)
-          {
-            uint16_t v = (uint16_t) (u * 65535.0 + 0.5);
-            memcpy (p, &v, 2);
-          }
-        else
-          {
-            float v = (float) u;
-            memcpy (p, &v, 4);
-          }
-      }
-  return img;
-}
-
-static gblur_image
-make_poisoned (int w, int h, const gblur_image *like, size_t pad)
-{
-  gblur_image img = *like;
-
-  img.width = w;
-  img.height = h;
-  img.stride = (size_t) w * like->channels * gblur_sample_size (like->sample) + pad;
-  img.data = malloc (img.stride * h);
-  memset (img.data, POISON, img.stride * h);
-  return img;
-}
 
 static void
 poison (gblur_image *img)
@@ -232,7 +156,7 @@ test_read_at_creation (void)
 {
   gblur_engine *faulty = must_engine ("cpu-alloc", GBLUR_BACKEND_CPU, 0, 2, 1);
   gblur_engine *clean = must_engine (NULL, GBLUR_BACKEND_CPU, 0, 2, 1);
-  gblur_image   src = make_image (40, 30, 1, GBLUR_U8, 0);
+  gblur_image   src = make_image (40, 30, 1, GBLUR_U8, 0, 0);
   gblur_image   dst = make_poisoned (40, 30, &src, 0);
   gblur_params  params = { 2.0, 0, NULL, NULL };
   gblur_status  a, b;
@@ -260,7 +184,7 @@ test_cpu_alloc (void)
   for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++)
     {
       gblur_engine *engine = must_engine ("cpu-alloc", GBLUR_BACKEND_CPU, 0, threads[ti], 1);
-      gblur_image   src = make_image (97, 61, 4, GBLUR_U16, 6);
+      gblur_image   src = make_image (97, 61, 4, GBLUR_U16, 6, 0);
       gblur_image   dst = make_poisoned (97, 61, &src, 3);
       gblur_image   win = make_poisoned (30, 20, &src, 0);
       progress_log  log = { 0, 0 };
@@ -296,7 +220,7 @@ cpu_stripe_case (int w, int h, int c, gblur_sample s, unsigned flags, double sig
                  size_t limit, int wx, int wy, int ww, int wh)
 {
   gblur_engine *clean = must_engine (NULL, GBLUR_BACKEND_CPU, limit, threads, 1);
-  gblur_image   src = make_image (w, h, c, s, 5);
+  gblur_image   src = make_image (w, h, c, s, 5, 0);
   gblur_image   want = make_poisoned (ww, wh, &src, 2);
   gblur_image   dst = make_poisoned (ww, wh, &src, 2);
   progress_log  log = { 0, 0 };
@@ -361,7 +285,7 @@ test_cuda_init (void)
          engine ? gblur_engine_cuda_unavailable_reason (engine) : msg);
   if (engine)
     {
-      gblur_image  src = make_image (33, 21, 3, GBLUR_U8, 0);
+      gblur_image  src = make_image (33, 21, 3, GBLUR_U8, 0, 0);
       gblur_image  dst = make_poisoned (33, 21, &src, 0);
       double      *ref = malloc ((size_t) 33 * 21 * 3 * sizeof *ref);
       gblur_params params = { 1.5, GBLUR_LINEAR_LIGHT, NULL, NULL };
@@ -402,7 +326,7 @@ static void
 test_cuda_sites_on_cpu (void)
 {
   gblur_engine *engine = must_engine ("cuda-alloc,cuda-copy,cuda-launch", GBLUR_BACKEND_CPU, 0, 2, 1);
-  gblur_image   src = make_image (50, 40, 1, GBLUR_U8, 0);
+  gblur_image   src = make_image (50, 40, 1, GBLUR_U8, 0, 0);
   gblur_image   dst = make_poisoned (50, 40, &src, 0);
   gblur_params  params = { 2.0, 0, NULL, NULL };
   gblur_result  result;
@@ -433,7 +357,7 @@ cuda_fault_case (const cuda_case *k)
 {
   gblur_engine *cpu = must_engine (NULL, GBLUR_BACKEND_CPU, CUDA_LIMIT, CUDA_THREADS, 1);
   gblur_engine *gpu = must_engine (NULL, GBLUR_BACKEND_CUDA, CUDA_LIMIT, CUDA_THREADS, 1);
-  gblur_image   src = make_image (k->w, k->h, k->c, k->s, 3);
+  gblur_image   src = make_image (k->w, k->h, k->c, k->s, 3, 0);
   gblur_image   want = make_poisoned (k->ww, k->wh, &src, 5);
   gblur_image   dst = make_poisoned (k->ww, k->wh, &src, 5);
   double       *ref = malloc ((size_t) k->w * k->h * k->c * sizeof *ref);
@@ -558,7 +482,7 @@ test_cuda_sites (void)
   {
     gblur_engine *cpu = must_engine (NULL, GBLUR_BACKEND_CPU, CUDA_LIMIT, CUDA_THREADS, 1);
     gblur_engine *e = must_engine ("cuda-init", GBLUR_BACKEND_AUTO, CUDA_LIMIT, CUDA_THREADS, 0);
-    gblur_image   src = make_image (120, 90, 1, GBLUR_U8, 0);
+    gblur_image   src = make_image (120, 90, 1, GBLUR_U8, 0, 0);
     gblur_image   a = make_poisoned (120, 90, &src, 0), b = make_poisoned (120, 90, &src, 0);
     gblur_params  params = { 2.0, 0, NULL, NULL };
     gblur_status  sa = gblur_engine_run (cpu, &src, &a, &params, NULL);
@@ -578,7 +502,7 @@ test_cuda_sites (void)
   /* Device-resident images: no fallback possible, a clean GBLUR_E_CUDA. */
   {
     static const char *specs[] = { "cuda-alloc:1", "cuda-copy:1", "cuda-launch:1" };
-    gblur_image  src = make_image (200, 150, 1, GBLUR_U8, 0);
+    gblur_image  src = make_image (200, 150, 1, GBLUR_U8, 0, 0);
     size_t       size = src.stride * src.height;
     void        *d_src = NULL, *d_dst = NULL;
     gblur_params params = { 2.0, 0, NULL, NULL };

@@ -1,0 +1,34 @@
+/* Helpers the engine's test programs share: counting checks, a seeded
+ * random stream, images filled with noise or hard steps, poisoned outputs. */
+#ifndef TEST_UTIL_H
+#define TEST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gblur.h"
+
+#define POISON 0xA5
+
+extern int      passed, failed;
+extern uint64_t rng_state;   /* seed it before use */
+
+/* Counts a check; prints the message on failure. */
+void     check (int ok, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+uint64_t rng (void);
+
+/* A w x h image with `pad` spare (poisoned) bytes after each row, filled with
+ * noise or, with `pattern`, flat blocks and hard steps (the worst case for
+ * rounding). */
+gblur_image make_image (int w, int h, int c, gblur_sample s, size_t pad, int pattern);
+
+/* A w x h image of like's channels and sample type, every byte POISON. */
+gblur_image make_poisoned (int w, int h, const gblur_image *like, size_t pad);
+
+static inline gblur_image
+make_poisoned_like (const gblur_image *src, size_t pad)
+{
+  return make_poisoned (src->width, src->height, src, pad);
+}
+
+#endif
