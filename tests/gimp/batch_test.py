@@ -496,7 +496,7 @@ def write_robust_scheme(version, work, scenario):
         name = "big.png"
         cv2.imwrite(f"{work}/{name}", np.round(big[..., [2, 1, 0, 3]] * 255).astype(np.uint8)
                     if scenario == "kill" else np.round(big[..., 0] * 255).astype(np.uint8))
-        sigma = 150 if scenario == "kill" else 2
+        sigma = 400 if scenario == "kill" else 2   # kill: long enough to be caught mid-blur
         body = (f"(let* ({scm_load(version, f'{work}/{name}')})\n"
                 f"  {scm_save(version, 'img', 'drw', f'{work}/before.png')}\n"
                 f"  (gimp-message (if (catch #f {scm_call(version, 'img', 'drw', sigma, True)} #t) "
