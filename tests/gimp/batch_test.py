@@ -491,7 +491,16 @@ HUGE_SIGMA = 3.0
 
 def write_robust_scheme(version, work, scenario):
     body = ""
-    if scenario in FAULT_SCENARIOS or scenario == "kill":
+    if scenario == "cancel":   # GUI: a blur long enough to press Cancel during it
+        big = RNG.integers(0, 256, (3000, 4000, 4), dtype=np.uint8)
+        cv2.imwrite(f"{work}/big.png", big)
+        body = (f"(let* ({scm_load(version, f'{work}/big.png')})\n"
+                f"  (gimp-display-new img)\n"
+                f"  {scm_save(version, 'img', 'drw', f'{work}/before.png')}\n"
+                f"  (catch #f {scm_call(version, 'img', 'drw', 500, True)})\n"
+                f"  {scm_save(version, 'img', 'drw', f'{work}/after.png')})\n"
+                f"(gimp-quit TRUE)")   # the image is dirty: no question asked
+    elif scenario in FAULT_SCENARIOS or scenario == "kill":
         big = pattern(1500, 2000, 4 if scenario == "kill" else 1)
         name = "big.png"
         cv2.imwrite(f"{work}/{name}", np.round(big[..., [2, 1, 0, 3]] * 255).astype(np.uint8)
@@ -533,7 +542,15 @@ def robust_check(version, work, scenario, log_path):
         after = read(f"{work}/after.png").astype(np.float64)
     except FileNotFoundError:
         after = None
-    if scenario in FAULT_SCENARIOS or scenario == "kill":
+    if scenario == "cancel":
+        before = read(f"{work}/before.png").astype(np.float64)
+        finished = "ms (read, blur, write)" in log
+        unchanged = after is not None and difference(after, before).max() == 0
+        pressed = os.path.exists(f"{work}/cancel.marker")
+        ok = pressed and not finished and unchanged
+        detail = (f"Cancel pressed in the progress window during the blur {pressed}: blur finished {finished}, "
+                  f"pixels unchanged {unchanged}")
+    elif scenario in FAULT_SCENARIOS or scenario == "kill":
         fault, must_succeed = FAULT_SCENARIOS.get(scenario, ("killed mid-blur", False))
         before = read(f"{work}/before.png").astype(np.float64)
         if must_succeed:
