@@ -790,7 +790,6 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
   gblur_tiling       tiling;
   int                tiles_x, tiles_y, ntiles, completed = 0;
   gblur_status       status = GBLUR_OK;
-  int                issued = 0;
   int                n_alloc = 0, n_copy = 0;   /* for injected faults */
   const gblur_faults *faults = job->faults;
   /* enough stripes to overlap upload, compute and download */
@@ -892,7 +891,6 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
                                       cudaMemcpyDeviceToHost, st),
                    "copy %d (download of tile %d)", n_copy, i + 1);
       CHECK (cudaEventRecord (cuda->done[s], st));
-      issued++;
     }
   return GBLUR_OK;
 
@@ -901,7 +899,6 @@ fail:
   for (int s = 0; s < SETS; s++)
     cudaStreamSynchronize (cuda->stream[s]);
   cudaGetLastError ();
-  (void) issued;
   return GBLUR_E_CUDA;
 }
 

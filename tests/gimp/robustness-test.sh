@@ -55,6 +55,16 @@ run_gimp () { # work fault [gui]
   fi
 }
 
+# The plug-in's process for a run (not the query GIMP starts it for in a
+# fresh profile).
+run_pattern () { echo "$1/profile/plug-ins/cuda-gaussian-blur/cuda-gaussian-blur .*-run"; }
+wait_for_run () { # work seconds
+  i=0
+  while ! pgrep -f "$(run_pattern "$1")" >/dev/null && [ $i -lt $(($2 * 10)) ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+}
+
 passed=0 failed=0
 # GIMP 2.10 shows a batch call's progress in a window of its own, with a
 # Cancel button; GIMP 3 shows it in the image window's status bar, which this
@@ -71,12 +81,9 @@ for scenario in $scenarios; do
     run_gimp "$work" "" &
     gimp=$!
     # Kill the plug-in once it is blurring (it first reads the pixels).
-    i=0
-    while ! pgrep -f "$work/profile/plug-ins/cuda-gaussian-blur/cuda-gaussian-blur .*-run" >/dev/null && [ $i -lt 600 ]; do
-      sleep 0.1; i=$((i + 1))
-    done
+    wait_for_run "$work" 60
     sleep 1.5
-    pkill -9 -f "$work/profile/plug-ins/cuda-gaussian-blur/cuda-gaussian-blur .*-run" && echo "killed the plug-in" >>"$work/log"
+    pkill -9 -f "$(run_pattern "$work")" && echo "killed the plug-in" >>"$work/log"
     wait $gimp
   elif [ "$scenario" = cancel ]; then
     display=:$((80 + version))
@@ -87,10 +94,7 @@ for scenario in $scenarios; do
     run_gimp "$work" "" gui &
     gimp=$!
     # Once the plug-in runs, press Cancel in GIMP's progress window.
-    i=0
-    while ! pgrep -f "$work/profile/plug-ins/cuda-gaussian-blur/cuda-gaussian-blur .*-run" >/dev/null && [ $i -lt 900 ]; do
-      sleep 0.2; i=$((i + 1))
-    done
+    wait_for_run "$work" 180
     sleep 1
     progress=$(timeout 60 xdotool search --sync --onlyvisible --name "^Progress$" 2>/dev/null | head -n 1)
     if [ -n "$progress" ]; then
