@@ -2,8 +2,16 @@
  * the memory limit asks for column blocks), handed to the pool's threads a
  * band at a time.  Each tile converts its input rows to float once into a
  * ring, blurs them vertically several rows at a time into padded lines, then
- * horizontally; the hot loops are built for the baseline instruction set and
- * for AVX2+FMA, picked at run time (see "The blur of one tile"). */
+ * horizontally, straight into the destination for 8-bit data without
+ * options.  The hot loops are built three times, for the baseline
+ * instruction set (SSE2 on x86-64), for AVX2+FMA and for AVX-512, and picked
+ * at run time (see "Instruction sets" and "The blur of one tile").
+ *
+ * This file includes itself once per instruction set: its last part, under
+ * "#else" of "#ifndef GBLUR_CPU_KERNELS", holds the hot loops, written once
+ * over a vector of VL floats. */
+#ifndef GBLUR_CPU_KERNELS
+
 #include "gblur-internal.h"
 
 #include <math.h>
@@ -12,21 +20,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define GBLUR_X86 1
+#include <immintrin.h>
 #endif
 
 #define ROWS 8                     /* output rows per vertical sub-block (registers) */
 #define BLOCK_MAX (8 * ROWS)       /* output rows per ring step, at most */
-#define VLEN 8                     /* floats per vector */
-#define HSTRIP (4 * VLEN)          /* floats per horizontal strip */
+#define VMAX 16                    /* floats per vector in the widest instruction set */
+#define HSTRIP_MAX (4 * VMAX)      /* floats per horizontal strip, at most */
+#define FOLD_MAX_RADIUS 24         /* radii up to this: the row-by-row vertical pass */
 
-typedef float vecf __attribute__ ((vector_size (VLEN * sizeof (float))));
+/* ---- Instruction sets ----
+ *
+ * The hot loops exist for the baseline (any x86-64: SSE2, 4 floats per
+ * vector), for AVX2+FMA (8 floats) and for AVX-512 F/BW/VL (16 floats: the
+ * same number of instructions as AVX2 for twice the pixels).  The best one the
+ * CPU and OS support is used.  GBLUR_CPU_ISA=baseline|avx2|avx512, read once
+ * when the engine is created, caps the choice (to test or time the narrower
+ * paths on a newer CPU); a name above what the CPU supports gives the best it
+ * has, and an unknown name is ignored.  All use float32 arithmetic; with and
+ * without FMA the results differ by float rounding only. */
+typedef enum { ISA_BASELINE, ISA_AVX2, ISA_AVX512, ISA_COUNT } cpu_isa;
 
-/* Unaligned vector load and store (statement expressions rather than
- * functions: a vector return value would change the baseline ABI). */
-#define vload(p)     ({ vecf v_; memcpy (&v_, (p), sizeof v_); v_; })
-#define vstore(p, v) do { vecf s_ = (v); memcpy ((p), &s_, sizeof s_); } while (0)
+static const char *const isa_names[ISA_COUNT] = { "baseline", "avx2", "avx512" };
+
+static cpu_isa
+pick_isa (void)
+{
+  cpu_isa     isa = ISA_BASELINE;
+  const char *cap = getenv ("GBLUR_CPU_ISA");
+
+#ifdef GBLUR_X86
+  __builtin_cpu_init ();
+  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+    {
+      isa = ISA_AVX2;
+      if (__builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512bw")
+          && __builtin_cpu_supports ("avx512vl"))
+        isa = ISA_AVX512;
+    }
+#endif
+  for (int i = 0; cap && i < ISA_COUNT; i++)
+    if (strcmp (cap, isa_names[i]) == 0 && (cpu_isa) i < isa)
+      isa = (cpu_isa) i;
+  return isa;
+}
 
 /* ---- A small persistent thread pool: run fn(ctx, i) for i in 0..n-1. ---- */
 
@@ -43,6 +82,7 @@ struct gblur_cpu {
   int             stop;
   pool_fn         fn;
   void           *ctx;
+  int             isa;        /* cpu_isa: the hot loops to use, chosen once */
 };
 
 typedef struct {
@@ -108,6 +148,7 @@ gblur_cpu_new (int threads)
   if (!cpu)
     return NULL;
   cpu->threads = threads < 1 ? 1 : threads;
+  cpu->isa = pick_isa ();
   pthread_mutex_init (&cpu->lock, NULL);
   pthread_cond_init (&cpu->wake, NULL);
   pthread_cond_init (&cpu->idle, NULL);
@@ -212,61 +253,6 @@ clamp01 (float v)
   return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
 }
 
-/* The common cases of load_row and store_row as plain loops the compiler
- * vectorises (inlined into each instruction-set clone); same arithmetic. */
-static inline __attribute__ ((always_inline)) void
-load_row_fast (const unsigned char *row, gblur_sample sample, int pixels, int channels,
-               unsigned flags, const gblur_srgb_tables *srgb, float *out)
-{
-  const int n = pixels * channels;
-
-  if (sample == GBLUR_U8 && flags == 0)
-    for (int i = 0; i < n; i++)
-      out[i] = row[i] * (1.0f / 255.0f);
-  else
-    load_row (row, sample, pixels, channels, flags, srgb, out);
-}
-
-static void store_row (float *values, int pixels, int channels, unsigned flags,
-                       gblur_sample sample, const gblur_srgb_tables *srgb, unsigned char *row);
-
-static inline __attribute__ ((always_inline)) void
-store_row_fast (float *values, int pixels, int channels, unsigned flags, gblur_sample sample,
-                const gblur_srgb_tables *srgb, unsigned char *row)
-{
-  const int n = pixels * channels;
-
-#ifdef __SSE2__
-  if (sample == GBLUR_U8 && flags == 0)
-    {
-      /* SSE2 is in every x86-64: min/max clamp, truncating convert, packs. */
-      const __m128 zero = _mm_setzero_ps (), one = _mm_set1_ps (1.0f);
-      const __m128 scale = _mm_set1_ps (255.0f), half = _mm_set1_ps (0.5f);
-      int          i = 0;
-      for (; i + 16 <= n; i += 16)
-        {
-          __m128i q[4];
-          for (int k = 0; k < 4; k++)
-            {
-              __m128 v = _mm_loadu_ps (values + i + 4 * k);
-              v = _mm_min_ps (_mm_max_ps (v, zero), one);
-              q[k] = _mm_cvttps_epi32 (_mm_add_ps (_mm_mul_ps (v, scale), half));
-            }
-          _mm_storeu_si128 ((__m128i *) (row + i),
-                            _mm_packus_epi16 (_mm_packs_epi32 (q[0], q[1]),
-                                              _mm_packs_epi32 (q[2], q[3])));
-        }
-      for (; i < n; i++)
-        row[i] = (unsigned char) (clamp01 (values[i]) * 255.0f + 0.5f);
-    }
-#else
-  if (0)
-    ;
-#endif
-  else
-    store_row (values, pixels, channels, flags, sample, srgb, row);
-}
-
 static void
 store_row (float *values, int pixels, int channels, unsigned flags, gblur_sample sample,
            const gblur_srgb_tables *srgb, unsigned char *row)
@@ -318,18 +304,35 @@ store_row (float *values, int pixels, int channels, unsigned flags, gblur_sample
 /* ---- The blur of one tile ----
  *
  * Rows of the tile's input region are converted to float once, into a ring
- * of 2r + ROWS rows.  The vertical pass makes ROWS output rows at a time:
- * walking down a column strip, each input vector is loaded once and
- * multiply-added into the ROWS accumulators it contributes to, so the ring is
- * read once per ROWS outputs (it may be larger than the L2 cache at large
- * radii).  The horizontal pass keeps each strip's sums in registers over all
- * taps (symmetric taps folded).  The loops use GCC vector types: compiled
- * for the baseline instruction set, and again for AVX2+FMA, chosen at run
- * time; both use float32 arithmetic. */
+ * of 2r + block rows (8-bit data without options is kept in 0..255, so the
+ * conversion is a plain integer to float; other data is normalised to [0,1],
+ * decoded and premultiplied as asked).  Then, for a block of output rows:
+ *
+ * - the vertical pass.  Radii up to FOLD_MAX_RADIUS: row by row, symmetric
+ *   taps folded (w[k] (above + below)), over column chunks small enough
+ *   (about 24 KiB of the block's input rows) that a chunk, read by each of
+ *   the block's output rows, stays in the L1 cache.  Ring rows and lines are
+ *   an odd number of cache lines apart, so a column of them does not pile up
+ *   in one cache set.  Larger radii: ROWS output rows at a time,
+ *   each input vector loaded once and multiply-added into the ROWS
+ *   accumulators it contributes to (zero-padded weights, no branches), so the
+ *   ring, larger than the caches at large radii, is read once per ROWS
+ *   outputs and BLOCK_MAX rows are made per ring step;
+ * - the horizontal pass on each padded line (edges replicated), four vectors
+ *   of sums in registers over all taps (symmetric taps folded); for 8-bit
+ *   data without options the sums are rounded and packed to bytes in
+ *   registers and written to the destination row directly.
+ *
+ * The arithmetic of an output sample does not depend on where its tile or
+ * window lies, only on the radius, the format and the instruction set. */
 
-typedef struct {
+typedef struct cpu_run cpu_run;
+typedef void (*blur_tile_fn) (const cpu_run *, const gblur_tile *, float *, float *, float *);
+
+struct cpu_run {
   const gblur_job         *job;
   const gblur_srgb_tables *srgb;
+  blur_tile_fn             blur_tile;   /* for the engine's instruction set */
   gblur_tiling             tiling;
   int                      tiles_x;
   int                      band_first;  /* first tile index of the band being processed */
@@ -337,15 +340,18 @@ typedef struct {
   int                      next_tile;   /* guarded by lock */
   int                      workers;     /* how many workers the memory limit allows */
   int                      block;       /* output rows per ring step, a multiple of ROWS */
+  int                      fold;        /* row-by-row folded vertical pass (small radii) */
+  int                      u8_direct;   /* 8-bit data, no options: values 0..255, direct store */
   int                      ring_rows;   /* rows in each ring */
   size_t                   ring_stride; /* floats per ring row */
   size_t                   line_len;    /* floats per line */
-  vecf                    *wz;          /* the full kernel, broadcast, ROWS - 1 zeros each side */
+  float                   *wz;          /* the full kernel, each tap broadcast to VMAX
+                                           floats, ROWS - 1 zero taps each side */
   pthread_mutex_t          lock;
   float                  **ring;        /* per worker scratch */
   float                  **lines;       /* block + 1 lines: block outputs, one spare */
   float                  **out;
-} cpu_run;
+};
 
 static int
 clamp_int (int v, int lo, int hi)
@@ -359,160 +365,64 @@ round_up (size_t v, size_t m)
   return (v + m - 1) / m * m;
 }
 
-/* outs[j][x] = sum_i wz[i - j + ROWS - 1] * rows[i][x] for j < nblk * ROWS,
- * over rows i of [j - ROWS + 1, j + 2r] (nrows = 2r + ROWS per sub-block of
- * ROWS outputs); n is a multiple of VLEN.  The zero padding of wz makes
- * every (i, j) pair of a sub-block valid, so the inner loop has no branches.
- * The sub-blocks of one column strip run one after the other, so the strip's
- * input lines are fetched once and then found in the L1 cache. */
-static inline __attribute__ ((always_inline)) void
-vertical_block (const float *const *rows, int nrows, int nblk, const vecf *wz,
-                float *const *outs, size_t n)
-{
-  for (size_t x = 0; x < n; x += VLEN)
-    for (int b = 0; b < nblk; b++)
-      {
-        const float *const *brows = rows + b * ROWS;
-        vecf acc[ROWS];
-        for (int j = 0; j < ROWS; j++)
-          acc[j] = (vecf) { 0 };
-        for (int i = 0; i < nrows; i++)
-          {
-            const vecf   v = vload (brows[i] + x);
-            const vecf  *wi = wz + i + ROWS - 1;
-            for (int j = 0; j < ROWS; j++)
-              acc[j] += v * wi[-j];
-          }
-        for (int j = 0; j < ROWS; j++)
-          vstore (outs[b * ROWS + j] + x, acc[j]);
-      }
-}
+#define GBLUR_CPU_KERNELS
+#define ISA baseline
+#define VL 4
+#include "gblur-cpu.c"
+#undef ISA
+#undef VL
 
-/* out[i] = w[0] mid[i] + sum_k w[k] (mid[i - k step] + mid[i + k step]) for i < n,
- * n a multiple of HSTRIP. */
-static inline __attribute__ ((always_inline)) void
-horizontal_row (const float *mid, const float *w, int r, int step, float *out, size_t n)
-{
-  for (size_t x = 0; x < n; x += HSTRIP)
-    {
-      vecf acc[HSTRIP / VLEN];
-      for (int v = 0; v < HSTRIP / VLEN; v++)
-        acc[v] = vload (mid + x + v * VLEN) * w[0];
-      for (int k = 1; k <= r; k++)
-        {
-          const float *left = mid + x - (size_t) k * step;
-          const float *right = mid + x + (size_t) k * step;
-          const float  wk = w[k];
-          for (int v = 0; v < HSTRIP / VLEN; v++)
-            acc[v] += (vload (left + v * VLEN) + vload (right + v * VLEN)) * wk;
-        }
-      for (int v = 0; v < HSTRIP / VLEN; v++)
-        vstore (out + x + v * VLEN, acc[v]);
-    }
-}
-
-static inline __attribute__ ((always_inline)) void
-blur_tile_body (const cpu_run *run, const gblur_tile *t, float *ring, float *lines, float *out)
-{
-  const gblur_job   *job = run->job;
-  const gblur_image *src = job->src;
-  gblur_image       *dst = job->dst;
-  const int          r = job->radius;
-  const int          c = src->channels;
-  const size_t       sample_bytes = gblur_sample_size (src->sample);
-  const size_t       n_reg = round_up ((size_t) t->reg_w * c, VLEN);
-  const size_t       n_out = round_up ((size_t) t->out_w * c, HSTRIP);
-  const int          line_x0 = t->out_x0 - r;                  /* image column of line[0] */
-  const int          nrows = 2 * r + ROWS;
-  const int          last_reg_row = t->reg_y0 + t->reg_h - 1;
-  int                next_row = t->reg_y0;                     /* next region row to convert */
-  const int          block = run->block;
-  const float       *rows[2 * GBLUR_MAX_RADIUS + BLOCK_MAX];
-  float             *outs[BLOCK_MAX];
-
-  for (int y0 = t->out_y0; y0 < t->out_y0 + t->out_h; y0 += block)
-    {
-      const int need = y0 + block - 1 + r < last_reg_row ? y0 + block - 1 + r : last_reg_row;
-      const int nout = t->out_y0 + t->out_h - y0 < block ? t->out_y0 + t->out_h - y0 : block;
-      const int nblk = (nout + ROWS - 1) / ROWS;
-
-      /* Convert the rows this block adds; no row still needed is overwritten
-       * since a block spans at most ring_rows distinct rows. */
-      for (; next_row <= need; next_row++)
-        {
-          float *dst_row = ring + (size_t) (next_row % run->ring_rows) * run->ring_stride;
-          load_row_fast ((const unsigned char *) src->data + (size_t) next_row * src->stride
-                      + (size_t) t->reg_x0 * c * sample_bytes,
-                         src->sample, t->reg_w, c, job->flags, run->srgb, dst_row);
-          for (size_t i = (size_t) t->reg_w * c; i < n_reg; i++)
-            dst_row[i] = 0.0f;   /* finite padding: its sums are discarded */
-        }
-      /* Clamp to the region, which holds the image edge whenever a valid
-       * output's kernel reaches past it. */
-      for (int i = 0; i < nrows + (nblk - 1) * ROWS; i++)
-        rows[i] = ring + (size_t) (clamp_int (y0 - r + i, t->reg_y0, last_reg_row) % run->ring_rows)
-                         * run->ring_stride;
-      /* Rows past the tile's end go to the spare line. */
-      for (int j = 0; j < nblk * ROWS; j++)
-        outs[j] = lines + (size_t) (j < nout ? j : block) * run->line_len
-                  + (size_t) (t->reg_x0 - line_x0) * c;
-      vertical_block (rows, nrows, nblk, run->wz, outs, n_reg);
-
-      for (int j = 0; j < nout; j++)
-        {
-          float *line = lines + (size_t) j * run->line_len;
-          float *v = outs[j];
-          const int y = y0 + j;
-
-          /* Clamp to edge: columns left of the region repeat its first pixel
-           * (only when the region starts at column 0), likewise on the right. */
-          for (int x = line_x0; x < t->reg_x0; x++)
-            memcpy (line + (size_t) (x - line_x0) * c, v, (size_t) c * sizeof (float));
-          for (int x = t->reg_x0 + t->reg_w; x < t->out_x0 + t->out_w + r; x++)
-            memcpy (line + (size_t) (x - line_x0) * c,
-                    v + (size_t) (t->reg_w - 1) * c, (size_t) c * sizeof (float));
-
-          horizontal_row (line + (size_t) r * c, job->weights, r, c, out, n_out);
-          store_row_fast (out, t->out_w, c, job->flags, dst->sample, run->srgb,
-                          (unsigned char *) dst->data + (size_t) (y - job->geo.win_y) * dst->stride
-                          + (size_t) (t->out_x0 - job->geo.win_x) * c * sample_bytes);
-        }
-    }
-}
-
-static void
-blur_tile_generic (const cpu_run *run, const gblur_tile *t, float *ring, float *lines, float *out)
-{
-  blur_tile_body (run, t, ring, lines, out);
-}
-
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define HAVE_AVX2_CLONE 1
-__attribute__ ((target ("avx2,fma"))) static void
-blur_tile_avx2 (const cpu_run *run, const gblur_tile *t, float *ring, float *lines, float *out)
-{
-  blur_tile_body (run, t, ring, lines, out);
-}
+#ifdef GBLUR_X86
+#ifdef __clang__
+#pragma clang attribute push (__attribute__ ((target ("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target ("avx2,fma")
 #endif
-
-typedef void (*blur_tile_fn) (const cpu_run *, const gblur_tile *, float *, float *, float *);
+#define ISA avx2
+#define VL 8
+#include "gblur-cpu.c"
+#undef ISA
+#undef VL
+#ifdef __clang__
+#pragma clang attribute pop
+#pragma clang attribute push (__attribute__ ((target ("avx512f,avx512bw,avx512vl,avx2,fma"))), apply_to = function)
+#else
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target ("avx512f,avx512bw,avx512vl,avx2,fma")
+#endif
+#define ISA avx512
+#define VL 16
+#include "gblur-cpu.c"
+#undef ISA
+#undef VL
+#ifdef __clang__
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
+#undef GBLUR_CPU_KERNELS
 
 static blur_tile_fn
-pick_blur_tile (void)
+blur_tile_for (int isa)
 {
-#ifdef HAVE_AVX2_CLONE
-  __builtin_cpu_init ();
-  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+#ifdef GBLUR_X86
+  if (isa == ISA_AVX512)
+    return blur_tile_avx512;
+  if (isa == ISA_AVX2)
     return blur_tile_avx2;
+#else
+  (void) isa;
 #endif
-  return blur_tile_generic;
+  return blur_tile_baseline;
 }
 
 static void
 run_band_worker (void *data, int worker)
 {
-  cpu_run     *run = data;
-  blur_tile_fn blur_tile = pick_blur_tile ();
+  cpu_run *run = data;
 
   if (worker >= run->workers)
     return;
@@ -527,8 +437,18 @@ run_band_worker (void *data, int worker)
       if (i >= run->band_end)
         break;
       gblur_tile_at (&run->job->geo, &run->tiling, i % run->tiles_x, i / run->tiles_x, &tile);
-      blur_tile (run, &tile, run->ring[worker], run->lines[worker], run->out[worker]);
+      run->blur_tile (run, &tile, run->ring[worker], run->lines[worker], run->out[worker]);
     }
+}
+
+/* Scratch buffers start on a cache line (vector loads of aligned rows do
+ * not straddle two lines). */
+static void *
+alloc_aligned (size_t bytes)
+{
+  void *p = NULL;
+
+  return posix_memalign (&p, 64, bytes ? bytes : 1) == 0 ? p : NULL;
 }
 
 /* Scratch floats of one worker for tiles tile_w wide. */
@@ -541,9 +461,11 @@ scratch_sizes (const gblur_job *job, int tile_w, int block, int *ring_rows, size
   const int    reg_cols = tile_w + 2 * r < img_w ? tile_w + 2 * r : img_w;
 
   *ring_rows = 2 * r + block < img_h ? 2 * r + block : img_h;
-  *ring_stride = round_up ((size_t) reg_cols * c, VLEN);
-  *line_len = ((size_t) tile_w + 3 * (size_t) r) * c + 2 * HSTRIP;
-  *out_len = round_up ((size_t) tile_w * c, HSTRIP);
+  /* An odd number of 64-byte units: rows (a column of the ring, the lines)
+   * fall in different cache sets, as a multiple of 4 KiB would not. */
+  *ring_stride = round_up ((size_t) reg_cols * c, VMAX) | VMAX;
+  *line_len = round_up (((size_t) tile_w + 3 * (size_t) r) * c + 2 * HSTRIP_MAX + VMAX, VMAX) | VMAX;
+  *out_len = round_up ((size_t) tile_w * c, HSTRIP_MAX);
 }
 
 static size_t
@@ -560,18 +482,24 @@ scratch_bytes (const gblur_job *job, int tile_w, int block)
 /* Tiles: full-width stripes (the vertical pass reads the ring once per
  * BLOCK rows, so it need not fit a cache), narrower only when the memory
  * limit says so.  Stripes are short enough that every thread gets work and
- * progress is reported a few times. */
+ * progress is reported a few times: about 8 progress steps, each of
+ * TILES_PER_WORKER tiles per worker, handed out one at a time, so that a
+ * thread slowed down (by another process) holds the others up by one small
+ * tile at most.  Large radii read 2r rows of halo per tile: fewer, taller
+ * tiles there. */
+#define TILES_PER_WORKER(radius) ((radius) > FOLD_MAX_RADIUS ? 2 : 4)
+
 static int
 plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling, int *block)
 {
   const int    W = job->geo.win_w, H = job->geo.win_h;
   const size_t budget = job->memory_limit / (size_t) threads;
   int          tile_w = W;
-  int          stripes = 8 * threads;
+  int          stripes = 8 * threads * TILES_PER_WORKER (job->radius);
 
   /* Large radii: several sub-blocks per ring step, so each input line is
    * fetched once per BLOCK_MAX rows; small radii: the lines stay in L2. */
-  *block = job->radius >= 16 ? BLOCK_MAX : ROWS;
+  *block = job->radius > FOLD_MAX_RADIUS ? BLOCK_MAX : ROWS;
   while (scratch_bytes (job, tile_w, *block) > budget)
     {
       if (*block > ROWS)
@@ -601,6 +529,9 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
   memset (&run, 0, sizeof run);
   run.job = job;
   run.srgb = gblur_srgb_tables_get ();
+  run.blur_tile = blur_tile_for (cpu->isa);
+  run.fold = r <= FOLD_MAX_RADIUS;
+  run.u8_direct = job->src->sample == GBLUR_U8 && job->flags == 0;
   job->rows_valid = 0;
   /* Fewer workers when the memory limit cannot give each its scratch. */
   for (run.workers = threads; run.workers > 0; run.workers--)
@@ -619,7 +550,7 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
 
   {
     /* vector-aligned: the vertical loop reads it as whole vectors */
-    size_t wz_bytes = (size_t) (2 * r + 1 + 2 * (ROWS - 1)) * sizeof (vecf);
+    size_t wz_bytes = (size_t) (2 * r + 1 + 2 * (ROWS - 1)) * VMAX * sizeof (float);
     void  *p = NULL;
     if (posix_memalign (&p, 64, wz_bytes) == 0)
       memset (p, 0, wz_bytes);
@@ -635,10 +566,12 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
       /* An injected fault fails the last buffer, after the others were
        * allocated, so that the cleanup of a partial allocation is tested. */
       int fail = job->faults->cpu_alloc && i == run.workers - 1;
-      /* calloc: line padding read by the vector loops starts finite */
-      run.ring[i] = malloc ((size_t) run.ring_rows * run.ring_stride * sizeof (float));
-      run.lines[i] = calloc ((size_t) (run.block + 1) * run.line_len, sizeof (float));
-      run.out[i] = fail ? NULL : malloc (out_len * sizeof (float));
+      size_t lines_bytes = (size_t) (run.block + 1) * run.line_len * sizeof (float);
+      run.ring[i] = alloc_aligned ((size_t) run.ring_rows * run.ring_stride * sizeof (float));
+      run.lines[i] = alloc_aligned (lines_bytes);
+      run.out[i] = fail ? NULL : alloc_aligned (out_len * sizeof (float));
+      if (run.lines[i]) /* line padding read by the vector loops starts finite */
+        memset (run.lines[i], 0, lines_bytes);
       if (!run.ring[i] || !run.lines[i] || !run.out[i])
         status = GBLUR_E_NOMEM;
     }
@@ -647,10 +580,13 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
               job->faults->cpu_alloc ? " (injected fault)" : "");
   else
     for (int k = -r; k <= r; k++)
-      run.wz[ROWS - 1 + r + k] = (vecf) { 0 } + job->weights[k < 0 ? -k : k];
+      for (int l = 0; l < VMAX; l++)
+        run.wz[(size_t) (ROWS - 1 + r + k) * VMAX + l] = job->weights[k < 0 ? -k : k];
 
-  /* A band is as many tiles as workers (whole stripes); progress after each. */
-  band = run.workers > run.tiles_x ? run.workers : run.tiles_x;
+  /* A band is TILES_PER_WORKER tiles per worker (whole stripes); progress
+   * after each. */
+  band = run.workers * TILES_PER_WORKER (r);
+  band = band > run.tiles_x ? band : run.tiles_x;
   band = (band + run.tiles_x - 1) / run.tiles_x * run.tiles_x;
   pthread_mutex_init (&run.lock, NULL);
   for (int first = 0, step = 1; status == GBLUR_OK && first < ntiles; first += band, step++)
@@ -690,3 +626,346 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
   free (run.wz);
   return status;
 }
+
+#else /* GBLUR_CPU_KERNELS */
+
+/* ---- The hot loops for one instruction set: VL floats per vector ---- */
+
+#define CAT_(a, b) a##_##b
+#define CAT(a, b)  CAT_ (a, b)
+#define FN(name)   CAT (name, ISA)
+#define V          FN (vf)
+#define HS         (4 * VL)        /* floats per horizontal strip */
+#define INLINE     static inline __attribute__ ((always_inline))
+
+typedef float V __attribute__ ((vector_size (VL * sizeof (float))));
+
+/* Unaligned vector load and store. */
+#define VLOAD(p)     ({ V v_; memcpy (&v_, (p), sizeof v_); v_; })
+#define VSTORE(p, v) do { V s_ = (v); memcpy ((p), &s_, sizeof s_); } while (0)
+
+/* VL bytes -> VL floats 0..255. */
+INLINE V
+FN (load_u8) (const unsigned char *p)
+{
+#if VL == 16
+  return (V) _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) p)));
+#elif VL == 8
+  return (V) _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32 (_mm_loadl_epi64 ((const __m128i *) p)));
+#elif defined(__SSE2__)
+  int32_t       b;
+  const __m128i z = _mm_setzero_si128 ();
+  memcpy (&b, p, sizeof b);
+  return (V) _mm_cvtepi32_ps (_mm_unpacklo_epi16 (_mm_unpacklo_epi8 (_mm_cvtsi32_si128 (b), z), z));
+#else
+  V v;
+  for (int i = 0; i < VL; i++)
+    v[i] = p[i];
+  return v;
+#endif
+}
+
+/* Four vectors of values (0..255 give or take rounding) -> 4 VL bytes,
+ * rounded half up and saturated, as store_row does. */
+INLINE void
+FN (store_u8x4) (unsigned char *p, V a, V b, V c, V d)
+{
+  const V h = (V) { 0 } + 0.5f;
+#if VL == 16
+  __m512i ab = _mm512_packs_epi32 (_mm512_cvttps_epi32 ((__m512) (a + h)),
+                                   _mm512_cvttps_epi32 ((__m512) (b + h)));
+  __m512i cd = _mm512_packs_epi32 (_mm512_cvttps_epi32 ((__m512) (c + h)),
+                                   _mm512_cvttps_epi32 ((__m512) (d + h)));
+  /* packs work per 128-bit lane: put the lanes' 4-byte groups in order */
+  __m512i x = _mm512_permutexvar_epi32 (_mm512_setr_epi32 (0, 4, 8, 12, 1, 5, 9, 13,
+                                                           2, 6, 10, 14, 3, 7, 11, 15),
+                                        _mm512_packus_epi16 (ab, cd));
+  _mm512_storeu_si512 ((void *) p, x);
+#elif VL == 8
+  __m256i ab = _mm256_packs_epi32 (_mm256_cvttps_epi32 ((__m256) (a + h)),
+                                   _mm256_cvttps_epi32 ((__m256) (b + h)));
+  __m256i cd = _mm256_packs_epi32 (_mm256_cvttps_epi32 ((__m256) (c + h)),
+                                   _mm256_cvttps_epi32 ((__m256) (d + h)));
+  __m256i x = _mm256_permutevar8x32_epi32 (_mm256_packus_epi16 (ab, cd),
+                                           _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7));
+  _mm256_storeu_si256 ((__m256i *) p, x);
+#elif defined(__SSE2__)
+  __m128i ab = _mm_packs_epi32 (_mm_cvttps_epi32 ((__m128) (a + h)), _mm_cvttps_epi32 ((__m128) (b + h)));
+  __m128i cd = _mm_packs_epi32 (_mm_cvttps_epi32 ((__m128) (c + h)), _mm_cvttps_epi32 ((__m128) (d + h)));
+  _mm_storeu_si128 ((__m128i *) p, _mm_packus_epi16 (ab, cd));
+#else
+  const V *v[4] = { &a, &b, &c, &d };
+  for (int k = 0; k < 4; k++)
+    for (int i = 0; i < VL; i++)
+      {
+        float f = (*v[k])[i] + 0.5f;
+        p[k * VL + i] = (unsigned char) (f < 0.0f ? 0.0f : f > 255.0f ? 255.0f : f);
+      }
+#endif
+}
+
+/* n bytes -> floats 0..255, zeros up to n_pad. */
+INLINE void
+FN (convert_u8) (const unsigned char *p, size_t n, float *out, size_t n_pad)
+{
+  size_t i = 0;
+
+  for (; i + 4 * VL <= n; i += 4 * VL)
+    {
+      V a = FN (load_u8) (p + i), b = FN (load_u8) (p + i + VL);
+      V c = FN (load_u8) (p + i + 2 * VL), d = FN (load_u8) (p + i + 3 * VL);
+      VSTORE (out + i, a);
+      VSTORE (out + i + VL, b);
+      VSTORE (out + i + 2 * VL, c);
+      VSTORE (out + i + 3 * VL, d);
+    }
+  for (; i + VL <= n; i += VL)
+    VSTORE (out + i, FN (load_u8) (p + i));
+  for (; i < n; i++)
+    out[i] = p[i];
+  for (; i < n_pad; i++)
+    out[i] = 0.0f;
+}
+
+/* outs[j][x] = w[0] rows[j + r][x] + sum_k w[k] (rows[j + r - k][x] + rows[j + r + k][x])
+ * for j < nout and x < n (a multiple of VL), column chunk by column chunk. */
+INLINE void
+FN (vertical_fold) (const float *const *rows, int r, const float *w, float *const *outs,
+                    int nout, size_t n)
+{
+  /* chunks of the 2r + nout input rows of about 24 KiB */
+  const size_t chunk = clamp_int (24576 / (int) ((2 * r + nout) * sizeof (float)) / 64 * 64, 64, 1024);
+
+  for (size_t x0 = 0; x0 < n; x0 += chunk)
+    {
+      const size_t x1 = x0 + chunk < n ? x0 + chunk : n;
+      for (int j = 0; j < nout; j++)
+        {
+          const float *const *mid = rows + j + r;
+          float              *o = outs[j];
+          size_t              x = x0;
+          for (; x + 4 * VL <= x1; x += 4 * VL)
+            {
+              const float *m = mid[0] + x;
+              V a0 = VLOAD (m) * w[0], a1 = VLOAD (m + VL) * w[0];
+              V a2 = VLOAD (m + 2 * VL) * w[0], a3 = VLOAD (m + 3 * VL) * w[0];
+              for (int k = 1; k <= r; k++)
+                {
+                  const float *lo = mid[-k] + x, *hi = mid[k] + x;
+                  const float  wk = w[k];
+                  a0 += (VLOAD (lo) + VLOAD (hi)) * wk;
+                  a1 += (VLOAD (lo + VL) + VLOAD (hi + VL)) * wk;
+                  a2 += (VLOAD (lo + 2 * VL) + VLOAD (hi + 2 * VL)) * wk;
+                  a3 += (VLOAD (lo + 3 * VL) + VLOAD (hi + 3 * VL)) * wk;
+                }
+              VSTORE (o + x, a0);
+              VSTORE (o + x + VL, a1);
+              VSTORE (o + x + 2 * VL, a2);
+              VSTORE (o + x + 3 * VL, a3);
+            }
+          for (; x < x1; x += VL)
+            {
+              V a = VLOAD (mid[0] + x) * w[0];
+              for (int k = 1; k <= r; k++)
+                a += (VLOAD (mid[-k] + x) + VLOAD (mid[k] + x)) * w[k];
+              VSTORE (o + x, a);
+            }
+        }
+    }
+}
+
+/* outs[j][x] = sum_i wz[i - j + ROWS - 1] * rows[i][x] for j < nblk * ROWS,
+ * over rows i of [j - ROWS + 1, j + 2r] (nrows = 2r + ROWS per sub-block of
+ * ROWS outputs); n is a multiple of VL; wz holds one tap per VMAX floats.
+ * The zero padding of wz makes every (i, j) pair of a sub-block valid, so
+ * the inner loop has no branches.  The sub-blocks of one column strip run
+ * one after the other, so the strip's input lines are fetched once and then
+ * found in the L1 cache. */
+INLINE void
+FN (vertical_block) (const float *const *rows, int nrows, int nblk, const float *wz,
+                     float *const *outs, size_t n)
+{
+  for (size_t x = 0; x < n; x += VL)
+    for (int b = 0; b < nblk; b++)
+      {
+        const float *const *brows = rows + b * ROWS;
+        V acc[ROWS];
+        for (int j = 0; j < ROWS; j++)
+          acc[j] = (V) { 0 };
+        for (int i = 0; i < nrows; i++)
+          {
+            const V      v = VLOAD (brows[i] + x);
+            const float *wi = wz + (size_t) (i + ROWS - 1) * VMAX;
+            for (int j = 0; j < ROWS; j++)
+              acc[j] += v * VLOAD (wi - (size_t) j * VMAX);
+          }
+        for (int j = 0; j < ROWS; j++)
+          VSTORE (outs[b * ROWS + j] + x, acc[j]);
+      }
+}
+
+/* Four vectors of horizontal sums at mid + x:
+ * w[0] mid[i] + sum_k w[k] (mid[i - k step] + mid[i + k step]). */
+#define HSUMS(mid, x, w, r, step, a0, a1, a2, a3)                          \
+  do {                                                                     \
+    const float *m_ = (mid) + (x);                                         \
+    a0 = VLOAD (m_) * (w)[0];                                              \
+    a1 = VLOAD (m_ + VL) * (w)[0];                                         \
+    a2 = VLOAD (m_ + 2 * VL) * (w)[0];                                     \
+    a3 = VLOAD (m_ + 3 * VL) * (w)[0];                                     \
+    for (int k_ = 1; k_ <= (r); k_++)                                      \
+      {                                                                    \
+        const float *l_ = m_ - (size_t) k_ * (step);                       \
+        const float *r_ = m_ + (size_t) k_ * (step);                       \
+        const float  w_ = (w)[k_];                                         \
+        a0 += (VLOAD (l_) + VLOAD (r_)) * w_;                              \
+        a1 += (VLOAD (l_ + VL) + VLOAD (r_ + VL)) * w_;                    \
+        a2 += (VLOAD (l_ + 2 * VL) + VLOAD (r_ + 2 * VL)) * w_;            \
+        a3 += (VLOAD (l_ + 3 * VL) + VLOAD (r_ + 3 * VL)) * w_;            \
+      }                                                                    \
+  } while (0)
+
+/* out[i] = the horizontal sum at mid + i for i < n, n a multiple of HS. */
+INLINE void
+FN (horizontal_row) (const float *mid, const float *w, int r, int step, float *out, size_t n)
+{
+  for (size_t x = 0; x < n; x += HS)
+    {
+      V a0, a1, a2, a3;
+      HSUMS (mid, x, w, r, step, a0, a1, a2, a3);
+      VSTORE (out + x, a0);
+      VSTORE (out + x + VL, a1);
+      VSTORE (out + x + 2 * VL, a2);
+      VSTORE (out + x + 3 * VL, a3);
+    }
+}
+
+/* dst[i] = the horizontal sum at mid + i, rounded to a byte, for i < n. */
+INLINE void
+FN (horizontal_row_u8) (const float *mid, const float *w, int r, int step,
+                        unsigned char *dst, size_t n)
+{
+  for (size_t x = 0; x < n; x += HS)
+    {
+      V a0, a1, a2, a3;
+      HSUMS (mid, x, w, r, step, a0, a1, a2, a3);
+      if (x + HS <= n)
+        FN (store_u8x4) (dst + x, a0, a1, a2, a3);
+      else
+        {
+          unsigned char tail[HS];
+          FN (store_u8x4) (tail, a0, a1, a2, a3);
+          memcpy (dst + x, tail, n - x);
+        }
+    }
+}
+
+static void
+FN (blur_tile) (const cpu_run *run, const gblur_tile *t, float *ring, float *lines, float *out)
+{
+  const gblur_job   *job = run->job;
+  const gblur_image *src = job->src;
+  gblur_image       *dst = job->dst;
+  const int          r = job->radius;
+  const int          c = src->channels;
+  const size_t       sample_bytes = gblur_sample_size (src->sample);
+  const size_t       n_row = (size_t) t->reg_w * c;
+  const size_t       n_reg = round_up (n_row, VL);
+  const size_t       n_out = round_up ((size_t) t->out_w * c, HS);
+  const int          line_x0 = t->out_x0 - r;                  /* image column of line[0] */
+  const int          nrows = 2 * r + ROWS;
+  const int          last_reg_row = t->reg_y0 + t->reg_h - 1;
+  const int          block = run->block;
+  const int          direct = run->u8_direct;
+  /* Lines start VMAX-aligned at their centre column out_x0 (line[r c]), where
+   * the vertical pass of a full-width tile stores and the horizontal pass
+   * loads its middle taps. */
+  float             *const lines0 = lines + (VMAX - (size_t) r * c % VMAX) % VMAX;
+  int                next_row = t->reg_y0;                     /* next region row to convert */
+  const float       *rows[2 * GBLUR_MAX_RADIUS + BLOCK_MAX];
+  float             *outs[BLOCK_MAX];
+
+  for (int y0 = t->out_y0; y0 < t->out_y0 + t->out_h; y0 += block)
+    {
+      const int need = y0 + block - 1 + r < last_reg_row ? y0 + block - 1 + r : last_reg_row;
+      const int nout = t->out_y0 + t->out_h - y0 < block ? t->out_y0 + t->out_h - y0 : block;
+      const int nblk = (nout + ROWS - 1) / ROWS;
+
+      /* Convert the rows this block adds; no row still needed is overwritten
+       * since a block spans at most ring_rows distinct rows. */
+      for (; next_row <= need; next_row++)
+        {
+          float               *ring_row = ring + (size_t) (next_row % run->ring_rows) * run->ring_stride;
+          const unsigned char *in = (const unsigned char *) src->data + (size_t) next_row * src->stride
+                                    + (size_t) t->reg_x0 * c * sample_bytes;
+          if (direct)
+            FN (convert_u8) (in, n_row, ring_row, n_reg);
+          else
+            {
+              load_row (in, src->sample, t->reg_w, c, job->flags, run->srgb, ring_row);
+              for (size_t i = n_row; i < n_reg; i++)
+                ring_row[i] = 0.0f;   /* finite padding: its sums are discarded */
+            }
+        }
+      /* Clamp to the region, which holds the image edge whenever a valid
+       * output's kernel reaches past it. */
+      if (run->fold)
+        {
+          for (int i = 0; i < 2 * r + nout; i++)
+            rows[i] = ring + (size_t) (clamp_int (y0 - r + i, t->reg_y0, last_reg_row) % run->ring_rows)
+                             * run->ring_stride;
+          for (int j = 0; j < nout; j++)
+            outs[j] = lines0 + (size_t) j * run->line_len + (size_t) (t->reg_x0 - line_x0) * c;
+          FN (vertical_fold) (rows, r, job->weights, outs, nout, n_reg);
+        }
+      else
+        {
+          for (int i = 0; i < nrows + (nblk - 1) * ROWS; i++)
+            rows[i] = ring + (size_t) (clamp_int (y0 - r + i, t->reg_y0, last_reg_row) % run->ring_rows)
+                             * run->ring_stride;
+          /* Rows past the tile's end go to the spare line. */
+          for (int j = 0; j < nblk * ROWS; j++)
+            outs[j] = lines0 + (size_t) (j < nout ? j : block) * run->line_len
+                      + (size_t) (t->reg_x0 - line_x0) * c;
+          FN (vertical_block) (rows, nrows, nblk, run->wz, outs, n_reg);
+        }
+
+      for (int j = 0; j < nout; j++)
+        {
+          float         *line = lines0 + (size_t) j * run->line_len;
+          float         *v = outs[j];
+          unsigned char *drow = (unsigned char *) dst->data
+                                + (size_t) (y0 + j - job->geo.win_y) * dst->stride
+                                + (size_t) (t->out_x0 - job->geo.win_x) * c * sample_bytes;
+
+          /* Clamp to edge: columns left of the region repeat its first pixel
+           * (only when the region starts at column 0), likewise on the right. */
+          for (int x = line_x0; x < t->reg_x0; x++)
+            memcpy (line + (size_t) (x - line_x0) * c, v, (size_t) c * sizeof (float));
+          for (int x = t->reg_x0 + t->reg_w; x < t->out_x0 + t->out_w + r; x++)
+            memcpy (line + (size_t) (x - line_x0) * c,
+                    v + (size_t) (t->reg_w - 1) * c, (size_t) c * sizeof (float));
+
+          if (direct)
+            FN (horizontal_row_u8) (line + (size_t) r * c, job->weights, r, c, drow,
+                                    (size_t) t->out_w * c);
+          else
+            {
+              FN (horizontal_row) (line + (size_t) r * c, job->weights, r, c, out, n_out);
+              store_row (out, t->out_w, c, job->flags, dst->sample, run->srgb, drow);
+            }
+        }
+    }
+}
+
+#undef HSUMS
+#undef VLOAD
+#undef VSTORE
+#undef INLINE
+#undef HS
+#undef V
+#undef FN
+#undef CAT
+#undef CAT_
+
+#endif /* GBLUR_CPU_KERNELS */

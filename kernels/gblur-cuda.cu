@@ -484,12 +484,48 @@ launch_fused (const TileArgs &a, size_t shared_limit, cudaStream_t stream)
   return launch_fused_shape<T, C, 512, 8> (a, shared_limit, stream);
 }
 
+#include "gblur-cuda-gray.cuh"
+
+/* GBLUR_CUDA_NO_GRAY=1 (read when CUDA opens) sends one-channel images down
+ * the general kernels, to test or time those. */
+static bool gray_path_off;
+
 /* ---- launching ---- */
+
+/* One channel of u8 or float, radius up to GRAY_MAX_RADIUS: the one-channel
+ * kernel.  Returns cudaErrorNotSupported otherwise. */
+template <typename T, int C>
+static cudaError_t
+launch_gray (const TileArgs &a, const float *host_weights, cudaStream_t stream)
+{
+  if constexpr (C != 1 || sizeof (T) == 2)
+    return cudaErrorNotSupported;
+  else
+    {
+      if (gray_path_off)
+        return cudaErrorNotSupported;
+      GrayArgs g;
+      memset (&g, 0, sizeof g);
+      g.src = a.src;
+      g.src_pitch = a.src_pitch;
+      g.reg_x0 = a.reg_x0; g.reg_y0 = a.reg_y0; g.reg_w = a.reg_w; g.reg_h = a.reg_h;
+      g.out_x0 = a.out_x0; g.out_y0 = a.out_y0; g.out_w = a.out_w; g.out_h = a.out_h;
+      g.dst = a.dst;
+      g.dst_pitch = a.dst_pitch;
+      g.word_stores = ((uintptr_t) a.dst | a.dst_pitch) % 4 == 0;
+      g.decode_u8 = a.decode_u8;
+      g.encode_u8_threshold = a.encode_u8_threshold;
+      return launch_gray_tile<T> (g, a.r, host_weights, (a.flags & GBLUR_LINEAR_LIGHT) != 0, stream);
+    }
+}
 
 template <typename T, int C>
 static cudaError_t
-launch_tile_typed (const TileArgs &a, size_t shared_limit, cudaStream_t stream)
+launch_tile_typed (const TileArgs &a, const float *host_weights, size_t shared_limit, cudaStream_t stream)
 {
+  cudaError_t ge = launch_gray<T, C> (a, host_weights, stream);
+  if (ge != cudaErrorNotSupported)
+    return ge;
   cudaError_t fe = launch_fused<T, C> (a, shared_limit, stream);
   if (fe != cudaErrorNotSupported)
     return fe;
@@ -520,26 +556,27 @@ launch_tile_typed (const TileArgs &a, size_t shared_limit, cudaStream_t stream)
 
 template <typename T>
 static cudaError_t
-launch_tile_channels (const TileArgs &a, int channels, size_t shared_limit, cudaStream_t stream)
+launch_tile_channels (const TileArgs &a, const float *host_weights, int channels, size_t shared_limit,
+                      cudaStream_t stream)
 {
   switch (channels)
     {
-    case 1: return launch_tile_typed<T, 1> (a, shared_limit, stream);
-    case 2: return launch_tile_typed<T, 2> (a, shared_limit, stream);
-    case 3: return launch_tile_typed<T, 3> (a, shared_limit, stream);
-    default: return launch_tile_typed<T, 4> (a, shared_limit, stream);
+    case 1: return launch_tile_typed<T, 1> (a, host_weights, shared_limit, stream);
+    case 2: return launch_tile_typed<T, 2> (a, host_weights, shared_limit, stream);
+    case 3: return launch_tile_typed<T, 3> (a, host_weights, shared_limit, stream);
+    default: return launch_tile_typed<T, 4> (a, host_weights, shared_limit, stream);
     }
 }
 
 static cudaError_t
-launch_tile (const TileArgs &a, gblur_sample sample, int channels, size_t shared_limit,
-             cudaStream_t stream)
+launch_tile (const TileArgs &a, const gblur_job *job, size_t shared_limit, cudaStream_t stream)
 {
-  switch (sample)
+  const int channels = job->src->channels;
+  switch (job->src->sample)
     {
-    case GBLUR_U8: return launch_tile_channels<unsigned char> (a, channels, shared_limit, stream);
-    case GBLUR_U16: return launch_tile_channels<unsigned short> (a, channels, shared_limit, stream);
-    default: return launch_tile_channels<float> (a, channels, shared_limit, stream);
+    case GBLUR_U8: return launch_tile_channels<unsigned char> (a, job->weights, channels, shared_limit, stream);
+    case GBLUR_U16: return launch_tile_channels<unsigned short> (a, job->weights, channels, shared_limit, stream);
+    default: return launch_tile_channels<float> (a, job->weights, channels, shared_limit, stream);
     }
 }
 
@@ -558,6 +595,8 @@ struct gblur_cuda {
   void         *out[SETS];
   size_t        region_cap[SETS], mid_cap[SETS], out_cap[SETS];
   float        *weights;            /* device copy of w[0..GBLUR_MAX_RADIUS] */
+  int           weights_radius;     /* what `weights` holds: -1 unknown */
+  float         weights_held[GBLUR_MAX_RADIUS + 1];
   float        *decode_u8;          /* 256 */
   float        *encode_u8_threshold; /* 255 */
 };
@@ -644,12 +683,14 @@ gblur_cuda_open (char *err, size_t err_size)
                                ? prop.sharedMemPerBlockOptin : ((size_t) 160 << 10);
   if (getenv ("GBLUR_CUDA_NO_FUSED"))   /* to time or test the fallback alone */
     cuda->fused_shared_limit = 0;
+  gray_path_off = getenv ("GBLUR_CUDA_NO_GRAY") != NULL;
   for (int s = 0; s < SETS; s++)
     {
       CHECK (cudaStreamCreateWithFlags (&cuda->stream[s], cudaStreamNonBlocking));
       CHECK (cudaEventCreateWithFlags (&cuda->done[s], cudaEventDisableTiming));
     }
   CHECK (cudaMalloc (&cuda->weights, (GBLUR_MAX_RADIUS + 1) * sizeof (float)));
+  cuda->weights_radius = -1;
   CHECK (cudaMalloc (&cuda->decode_u8, sizeof srgb->decode_u8));
   CHECK (cudaMalloc (&cuda->encode_u8_threshold, sizeof srgb->encode_u8_threshold));
   CHECK (cudaMemcpy (cuda->decode_u8, srgb->decode_u8, sizeof srgb->decode_u8,
@@ -739,6 +780,28 @@ reserve (void **buf, size_t *cap, size_t size)
   return e;
 }
 
+/* Puts the job's taps in device memory unless they are there already (a live
+ * preview or a benchmark repeats the same sigma); complete on return. */
+static cudaError_t
+upload_weights (gblur_cuda *cuda, const gblur_job *job)
+{
+  size_t      n = (size_t) (job->radius + 1) * sizeof (float);
+  cudaError_t e;
+
+  if (cuda->weights_radius == job->radius && memcmp (cuda->weights_held, job->weights, n) == 0)
+    return cudaSuccess;
+  cuda->weights_radius = -1;
+  e = cudaMemcpyAsync (cuda->weights, job->weights, n, cudaMemcpyHostToDevice, cuda->stream[0]);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize (cuda->stream[0]);
+  if (e == cudaSuccess)
+    {
+      memcpy (cuda->weights_held, job->weights, n);
+      cuda->weights_radius = job->radius;
+    }
+  return e;
+}
+
 static void
 fill_args (gblur_cuda *cuda, const gblur_job *job, const gblur_tile *t, TileArgs *a)
 {
@@ -810,8 +873,7 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
 
   CHECK (cudaSetDevice (cuda->device));
   CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
-               cudaMemcpy (cuda->weights, job->weights, (job->radius + 1) * sizeof (float),
-                           cudaMemcpyHostToDevice),
+               upload_weights (cuda, job),
                "copy %d (the weights)", n_copy);
   {
     int    reg_cols = tiling.tile_w + 2 * job->radius < img_w ? tiling.tile_w + 2 * job->radius : img_w;
@@ -882,7 +944,7 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
                                       src->stride, a.src_pitch, t.reg_h, cudaMemcpyHostToDevice, st),
                    "copy %d (upload of tile %d)", n_copy, i + 1);
       CHECK_FAULT (i + 1 == faults->cuda_launch,
-                   launch_tile (a, src->sample, C, cuda->fused_shared_limit, st),
+                   launch_tile (a, job, cuda->fused_shared_limit, st),
                    "kernel launch of tile %d", i + 1);
       CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
                    cudaMemcpy2DAsync ((unsigned char *) dst->data + (size_t) (t.out_y0 - job->geo.win_y) * dst->stride
@@ -929,8 +991,7 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
                  reserve (&cuda->mid[0], &cuda->mid_cap[0], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)),
                  "device allocation %d", n_alloc);
     CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
-                 cudaMemcpyAsync (cuda->weights, job->weights, (job->radius + 1) * sizeof (float),
-                                  cudaMemcpyHostToDevice, st),
+                 upload_weights (cuda, job),
                  "copy %d (the weights)", n_copy);
   }
   for (int ty = 0; ty * tiling.tile_h < H; ty++)
@@ -950,7 +1011,7 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
         a.dst_pitch = dst->stride;
         tile++;
         CHECK_FAULT (tile == faults->cuda_launch,
-                     launch_tile (a, src->sample, C, cuda->fused_shared_limit, st),
+                     launch_tile (a, job, cuda->fused_shared_limit, st),
                      "kernel launch of tile %d", tile);
       }
   CHECK (cudaStreamSynchronize (st));

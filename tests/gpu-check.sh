@@ -2,7 +2,8 @@
 # On a machine with an NVIDIA GPU and the CUDA toolkit (no GIMP, no GLib, no
 # libtool needed): builds the engine, its tests and the benchmark with nvcc
 # for this machine's GPU, then runs
-#   1. the engine suite on the CUDA backend and on the CPU backend,
+#   1. the engine suite on the CUDA backend (also with GBLUR_CUDA_NO_GRAY=1)
+#      and on the CPU backend,
 #   2. the fault-injection tests (GBLUR_FAULT) on both backends, and a
 #      20000x20000 image on each with its memory bounds (huge-image),
 #   3. the quick CUDA suite and the CUDA fault tests under compute-sanitizer
@@ -41,7 +42,15 @@ ENGINE="$BUILD/gblur-common.c.o $BUILD/gblur-cpu.c.o $BUILD/gblur-engine.c.o $BU
 $NVCC -arch=$ARCH -o "$BUILD/test-engine" $BUILD/test-engine.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
 $NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
 $NVCC -arch=$ARCH -o "$BUILD/huge-image" $BUILD/huge-image.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
-$NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench.c.o $ENGINE -lpthread -lm
+# The benchmark compares against NPP where the toolkit has it (not everywhere).
+if [ -f "$(dirname "$(command -v "$NVCC")")/../include/nppi_filtering_functions.h" ] \
+   && $NVCC $FLAGS -DHAVE_NPP -c tests/bench.c -o "$BUILD/bench-npp.c.o" \
+   && $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench-npp.c.o $ENGINE -lnppif -lnppc -lpthread -lm; then
+  echo "bench: with NPP"
+else
+  echo "bench: without NPP"
+  $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench.c.o $ENGINE -lpthread -lm
+fi
 $NVCC -arch=$ARCH -o "$BUILD/preview-bench" $BUILD/preview-bench.c.o $ENGINE -lpthread -lm
 set +e
 [ $build_only = 1 ] && exit 0
@@ -57,6 +66,8 @@ run () { # name, command...
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null
 run suite-cuda "$BUILD/test-engine" --backend cuda
+# one-channel images again through the general kernels (the fast path is the default)
+run suite-cuda-general env GBLUR_CUDA_NO_GRAY=1 "$BUILD/test-engine" --backend cuda --quick
 run suite-cpu "$BUILD/test-engine" --backend cpu
 run faults-cuda "$BUILD/test-faults" --backend cuda
 run faults-cpu "$BUILD/test-faults" --backend cpu
@@ -81,8 +92,10 @@ if [ $bench = 1 ]; then
   echo "== preview updates (the dialog's path, without GEGL)"
   for b in cuda cpu; do "$BUILD/preview-bench" --backend $b | tee -a "$LOGDIR/preview-bench.md"; done
   echo "== bench"
-  "$BUILD/bench" --backend cuda-device | tee "$LOGDIR/bench-cuda-device.md"
-  "$BUILD/bench" --backend cuda | tee "$LOGDIR/bench-cuda.md"
-  "$BUILD/bench" --backend cpu --reps 3 | tee "$LOGDIR/bench-cpu.md"
+  "$BUILD/bench" --backend cuda-device --format all | tee "$LOGDIR/bench-cuda-device.md"
+  "$BUILD/bench" --backend npp --size 8192 --format all | tee "$LOGDIR/bench-npp.md"
+  "$BUILD/bench" --backend cuda --size 4096 --size 8192 | tee "$LOGDIR/bench-cuda.md"
+  "$BUILD/bench" --backend cpu --size 8192 --format gray --sigma 1 --sigma 2 --sigma 10 --sigma 20 --reps 3 \
+    | tee "$LOGDIR/bench-cpu.md"
 fi
 exit $status
