@@ -29,6 +29,7 @@ struct TileArgs {
   int                  out_x0, out_y0, out_w, out_h;
   float               *mid;   /* out_h rows x reg_w pixels */
   size_t               mid_pitch;
+  size_t               mid_bytes;  /* what `mid` holds */
   unsigned char       *dst;   /* output tile origin */
   size_t               dst_pitch;
   const float         *w;     /* w[0..r] */
@@ -485,10 +486,14 @@ launch_fused (const TileArgs &a, size_t shared_limit, cudaStream_t stream)
 }
 
 #include "gblur-cuda-gray.cuh"
+#include "gblur-cuda-mma.cuh"
 
 /* GBLUR_CUDA_NO_GRAY=1 (read when CUDA opens) sends one-channel images down
  * the general kernels, to test or time those. */
 static bool gray_path_off;
+/* GBLUR_CUDA_NO_MMA=1: u8 gray at radii > 8 on the FP32 kernels instead of
+ * the tensor cores. */
+static bool mma_path_off;
 
 /* ---- launching ---- */
 
@@ -504,6 +509,14 @@ launch_gray (const TileArgs &a, const float *host_weights, cudaStream_t stream)
     {
       if (gray_path_off)
         return cudaErrorNotSupported;
+      if (sizeof (T) == 1 && a.r > GRAY_EXACT_RADIUS && !(a.flags & GBLUR_LINEAR_LIGHT) && !mma_path_off)
+        {
+          cudaError_t e = launch_mma_gray (a.src, a.src_pitch, a.reg_x0, a.reg_y0, a.reg_w, a.reg_h, a.out_x0,
+                                           a.out_y0, a.out_w, a.out_h, a.dst, a.dst_pitch, a.mid, a.mid_bytes,
+                                           a.w, a.r, stream);
+          if (e != cudaErrorNotSupported)
+            return e;
+        }
       GrayArgs g;
       memset (&g, 0, sizeof g);
       g.src = a.src;
@@ -684,6 +697,7 @@ gblur_cuda_open (char *err, size_t err_size)
   if (getenv ("GBLUR_CUDA_NO_FUSED"))   /* to time or test the fallback alone */
     cuda->fused_shared_limit = 0;
   gray_path_off = getenv ("GBLUR_CUDA_NO_GRAY") != NULL;
+  mma_path_off = getenv ("GBLUR_CUDA_NO_MMA") != NULL;
   for (int s = 0; s < SETS; s++)
     {
       CHECK (cudaStreamCreateWithFlags (&cuda->stream[s], cudaStreamNonBlocking));
@@ -935,6 +949,7 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
       a.src_pitch = (size_t) t.reg_w * C * bytes;
       a.mid = (float *) cuda->mid[s];
       a.mid_pitch = (size_t) t.reg_w * C * sizeof (float);
+      a.mid_bytes = cuda->mid_cap[s];
       a.dst = (unsigned char *) cuda->out[s];
       a.dst_pitch = (size_t) t.out_w * C * bytes;
       CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
@@ -1006,6 +1021,7 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
         a.src_pitch = src->stride;
         a.mid = (float *) cuda->mid[0];
         a.mid_pitch = (size_t) t.reg_w * C * sizeof (float);
+        a.mid_bytes = cuda->mid_cap[0];
         a.dst = (unsigned char *) dst->data + (size_t) (t.out_y0 - job->geo.win_y) * dst->stride
                 + (size_t) (t.out_x0 - job->geo.win_x) * C * bytes;
         a.dst_pitch = dst->stride;
