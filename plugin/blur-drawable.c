@@ -43,6 +43,42 @@ blur_check_arguments (gdouble sigma, gboolean drawable_valid, gboolean is_group,
   return TRUE;
 }
 
+#ifdef BLUR_COPY_ONLY
+const char *
+blur_copy_only_proc (void)
+{
+  static gchar *name;
+
+  if (!name)
+    {
+      gchar *base = g_path_get_basename (gimp_get_progname ());
+      name = g_strconcat ("plug-in-", base, NULL);
+      g_free (base);
+    }
+  return name;
+}
+#define SERIAL_PATH() g_str_has_suffix (blur_copy_only_proc (), "-serial")
+#else
+#define SERIAL_PATH() FALSE
+#endif
+
+void
+blur_gegl_init (gboolean interactive)
+{
+  /* GEGL's operations live in modules that gegl_init loads (dozens of
+   * libraries: a tenth of a second or more per run on a small machine, more
+   * than moving a 4096² layer).  Outside the dialog the plug-in uses no
+   * operation, only buffers: point GEGL at the plug-in's own folder, which
+   * holds none.  CUDA_GBLUR_GEGL_MODULES=1 loads them anyway. */
+  if (!interactive && g_strcmp0 (g_getenv ("CUDA_GBLUR_GEGL_MODULES"), "1") != 0 && !SERIAL_PATH ())
+    {
+      gchar *folder = g_path_get_dirname (gimp_get_progname ());
+      g_setenv ("GEGL_PATH", folder, TRUE);
+      g_free (folder);
+    }
+  gegl_init (NULL, NULL);
+}
+
 gblur_engine *
 blur_engine_new (GError **error)
 {
@@ -197,29 +233,280 @@ fail:
   return FALSE;
 }
 
+/* ---- The plug-in's pixel path: reading, blurring and writing overlap ----
+ *
+ * The selection's rows are cut into a few parts (boundaries on tile rows).
+ * The engine blurs one part at a time in a worker thread while this thread
+ * talks to GIMP: it writes the rows the engine has finished (the engine
+ * reports finished rows from the top) and reads the rows the next part
+ * needs.  Everything that talks to GIMP (GEGL buffers backed by GIMP's
+ * tiles, progress) stays in this thread: libgimp's wire is not shared.
+ * Requests end on tile rows, so (when the selection's sides lie on tiles, as
+ * a whole layer's do) no tile is written in two pieces or fetched first.
+ * The halo and output images are whole, as before: the parts only decide
+ * when which rows move. */
+
+typedef struct {
+  /* Set before the worker starts. */
+  gblur_engine *engine;
+  gblur_image   src;         /* the input rows this part reads */
+  gint          src_x, src_y;
+  gblur_image   dst;         /* this part's output rows */
+  gblur_params  params;
+  /* Shared with the worker, under lock. */
+  GMutex        lock;
+  GCond         cond;
+  gint          rows_done;   /* of dst, final */
+  gint          steps;       /* progress reports */
+  gboolean      finished;
+  gblur_status  status;
+  gblur_result  result;
+} BlurPart;
+
+static int
+part_progress (int rows_done, int rows_total, void *user_data)
+{
+  BlurPart *part = user_data;
+
+  (void) rows_total;
+  g_mutex_lock (&part->lock);
+  part->rows_done = rows_done;
+  part->steps++;
+  g_cond_signal (&part->cond);
+  g_mutex_unlock (&part->lock);
+  return 0;
+}
+
+static gpointer
+part_run (gpointer data)
+{
+  BlurPart     *part = data;
+  gblur_result  result = { 0, 0 };
+  gblur_status  status;
+
+#ifdef BLUR_COPY_ONLY
+  {
+    gint bpp = part->dst.width ? (gint) (part->dst.stride / part->dst.width) : 0;
+    for (gint row = 0; row < part->dst.height; row++)
+      memcpy ((guchar *) part->dst.data + row * part->dst.stride,
+              (guchar *) part->src.data + (row + part->src_y) * part->src.stride
+              + (gsize) part->src_x * bpp, (gsize) part->dst.width * bpp);
+    status = GBLUR_OK;
+  }
+#else
+  status = gblur_engine_run_window (part->engine, &part->src, part->src_x, part->src_y,
+                                    &part->dst, &part->params, &result);
+#endif
+  g_mutex_lock (&part->lock);
+  part->status = status;
+  part->result = result;
+  if (status == GBLUR_OK)
+    part->rows_done = part->dst.height;
+  part->finished = TRUE;
+  g_cond_signal (&part->cond);
+  g_mutex_unlock (&part->lock);
+  return NULL;
+}
+
+/* Parts: enough to overlap, few enough that each engine run is long for
+ * its radius (every run re-reads its halo rows and starts its threads). */
+static gint
+plan_parts (gint roi_y, gint roi_h, gint radius, gint tile_h, gint *bounds, gint max_parts)
+{
+  gint min_rows = MAX (8 * tile_h, 64 * radius);
+  gint n = CLAMP (roi_h / MAX (min_rows, 1), 1, max_parts);
+  gint count = 0;
+
+  bounds[count++] = roi_y;
+  for (gint i = 1; i < n; i++)
+    {
+      gint b = (roi_y + (gint64) roi_h * i / n) / tile_h * tile_h;
+      if (b > bounds[count - 1] && b < roi_y + roi_h)
+        bounds[count++] = b;
+    }
+  bounds[count] = roi_y + roi_h;
+  return count;
+}
+
+#define MAX_PARTS 4
+
 gboolean
 blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
              const Babl *drawable_format, gint x, gint y, gint width, gint height,
              gdouble sigma, gboolean linear, BlurProgressFunc progress,
              gpointer progress_data, GError **error)
 {
+  const GeglRectangle *extent = gegl_buffer_get_extent (buffer);
   PixelLayout   layout;
-  GeglRectangle roi = { x, y, width, height };
-  gblur_image   out;
+  GeglRectangle roi = { x, y, width, height }, halo, rect;
+  gblur_image   src = { NULL }, out = { NULL };
+  gint          r = gblur_radius (sigma), bpp, tile_h = 0, nparts, steps = 0;
+  gint          bounds[MAX_PARTS + 1];
+  gint          read_to, written_to;   /* absolute rows: read from the buffer, written to the shadow */
+  gboolean      overlap = g_strcmp0 (g_getenv ("CUDA_GBLUR_OVERLAP"), "0") != 0 && !SERIAL_PATH ();
+  gboolean      ok = TRUE;
   gint64        start = g_get_monotonic_time ();
 
-  if (!choose_layout (drawable_format, linear, &layout, error)
-      || !blur_window (engine, buffer, &layout, &roi, sigma, progress, progress_data, &out, error))
+  if (!choose_layout (drawable_format, linear, &layout, error))
     return FALSE;
-  gegl_buffer_set (shadow, &roi, 0, layout.format, out.data, out.stride);
-  gblur_engine_free_host (engine, out.data);
+  bpp = babl_format_get_bytes_per_pixel (layout.format);
+  g_object_get (shadow, "tile-height", &tile_h, NULL);
+  tile_h = MAX (tile_h, 1);
+
+  halo.x = MAX (extent->x, roi.x - r);
+  halo.y = MAX (extent->y, roi.y - r);
+  halo.width = MIN (extent->x + extent->width, roi.x + roi.width + r) - halo.x;
+  halo.height = MIN (extent->y + extent->height, roi.y + roi.height + r) - halo.y;
+  src = (gblur_image) { NULL, (size_t) halo.width * bpp, halo.width, halo.height,
+                        layout.channels, layout.sample };
+  out = (gblur_image) { NULL, (size_t) roi.width * bpp, roi.width, roi.height,
+                        layout.channels, layout.sample };
+  src.data = gblur_engine_alloc_host (engine, src.stride * halo.height);
+  out.data = gblur_engine_alloc_host (engine, out.stride * roi.height);
+  if (!src.data || !out.data)
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                   _("Not enough memory for a %d×%d image."), halo.width, halo.height);
+      ok = FALSE;
+      goto done;
+    }
+
+  nparts = overlap ? plan_parts (roi.y, roi.height, r, tile_h, bounds, MAX_PARTS)
+                   : plan_parts (roi.y, roi.height, r, tile_h, bounds, 1);
+  read_to = halo.y;
+  written_to = roi.y;
   if (progress)
-    progress (1.0, progress_data);
-  if (g_getenv ("CUDA_GBLUR_VERBOSE"))
-    g_printerr ("cuda-gaussian-blur: %d×%d %s, sigma %g: %.1f ms (read, blur, write) on %s\n",
-                width, height, babl_get_name (layout.format), sigma,
-                (g_get_monotonic_time () - start) / 1000.0, gblur_engine_describe (engine));
-  return TRUE;
+    progress (0.0, progress_data);
+
+/* Reads the buffer's rows [read_to, to) (to rounded up to a tile row). */
+#define READ_TO(to)                                                                  \
+  G_STMT_START {                                                                     \
+    gint _to = MIN ((to) + tile_h - 1 - ((to) + tile_h - 1) % tile_h, halo.y + halo.height); \
+    if (_to > read_to)                                                               \
+      {                                                                              \
+        rect = (GeglRectangle) { halo.x, read_to, halo.width, _to - read_to };       \
+        gegl_buffer_get (buffer, &rect, 1.0, layout.format,                          \
+                         (guchar *) src.data + (gsize) (read_to - halo.y) * src.stride, \
+                         src.stride, GEGL_ABYSS_CLAMP);                              \
+        read_to = _to;                                                               \
+      }                                                                              \
+  } G_STMT_END
+/* Writes the result's rows [written_to, to) into the shadow and sends them. */
+#define WRITE_TO(to)                                                                 \
+  G_STMT_START {                                                                     \
+    if ((to) > written_to)                                                           \
+      {                                                                              \
+        rect = (GeglRectangle) { roi.x, written_to, roi.width, (to) - written_to };  \
+        gegl_buffer_set (shadow, &rect, 0, layout.format,                            \
+                         (guchar *) out.data + (gsize) (written_to - roi.y) * out.stride, \
+                         out.stride);                                                \
+        gegl_buffer_flush (shadow);                                                  \
+        written_to = (to);                                                           \
+      }                                                                              \
+  } G_STMT_END
+
+  READ_TO (MIN (bounds[1] + r, halo.y + halo.height));
+  for (gint i = 0; i < nparts && ok; i++)
+    {
+      gint      top = MAX (halo.y, bounds[i] - r);
+      gint      bottom = MIN (halo.y + halo.height, bounds[i + 1] + r);
+      gint      seen = -1;
+      BlurPart  part;
+      GThread  *worker;
+
+      part.engine = engine;
+      part.src = src;
+      part.src.data = (guchar *) src.data + (gsize) (top - halo.y) * src.stride;
+      part.src.height = bottom - top;
+      part.src_x = roi.x - halo.x;
+      part.src_y = bounds[i] - top;
+      part.dst = out;
+      part.dst.data = (guchar *) out.data + (gsize) (bounds[i] - roi.y) * out.stride;
+      part.dst.height = bounds[i + 1] - bounds[i];
+      part.params = (gblur_params) { sigma, layout.flags, part_progress, &part };
+      part.rows_done = 0;
+      part.steps = 0;
+      part.finished = FALSE;
+      part.status = GBLUR_OK;
+      g_mutex_init (&part.lock);
+      g_cond_init (&part.cond);
+
+      if (overlap)
+        {
+          worker = g_thread_new ("cuda-gaussian-blur", part_run, &part);
+          /* While it blurs: the rows the next part needs. */
+          if (i + 1 < nparts)
+            READ_TO (MIN (bounds[i + 2] + r, halo.y + halo.height));
+        }
+      else
+        {
+          part_run (&part);
+          worker = NULL;
+        }
+
+      /* Progress, and the finished rows (whole tile rows) into the shadow. */
+      for (;;)
+        {
+          gint     done, to;
+          gboolean finished;
+
+          g_mutex_lock (&part.lock);
+          while (!part.finished && part.rows_done == seen)
+            g_cond_wait (&part.cond, &part.lock);
+          done = seen = part.rows_done;
+          finished = part.finished;
+          g_mutex_unlock (&part.lock);
+
+          if (finished && part.status != GBLUR_OK)
+            break;
+          if (progress)
+            progress (0.05 + 0.9 * (bounds[i] - roi.y + done) / roi.height, progress_data);
+          to = bounds[i] + done;
+          if (!finished)
+            to = to / tile_h * tile_h;
+          if (overlap || finished)
+            WRITE_TO (to);
+          if (finished)
+            break;
+        }
+      if (worker)
+        g_thread_join (worker);
+      steps += part.steps;
+      g_mutex_clear (&part.lock);
+      g_cond_clear (&part.cond);
+
+      if (part.status != GBLUR_OK)
+        {
+          g_set_error (error, BLUR_ERROR,
+                       part.status == GBLUR_E_SIGMA ? BLUR_CALLING_ERROR : BLUR_EXECUTION_ERROR,
+                       _("The blur failed: %s"), gblur_engine_last_error (engine));
+          ok = FALSE;
+        }
+      else if (part.result.fell_back_to_cpu)
+        g_printerr ("cuda-gaussian-blur: the GPU failed; the CPU finished the blur\n");
+    }
+#undef READ_TO
+#undef WRITE_TO
+
+  if (ok)
+    {
+      if (progress)
+        progress (1.0, progress_data);
+      if (g_getenv ("CUDA_GBLUR_VERBOSE"))
+        {
+          g_printerr ("cuda-gaussian-blur: %d progress steps\n", steps);
+          g_printerr ("cuda-gaussian-blur: %d×%d %s, sigma %g: %.1f ms (read, blur, write) on %s, "
+                      "%d part%s%s\n",
+                      width, height, babl_get_name (layout.format), sigma,
+                      (g_get_monotonic_time () - start) / 1000.0, gblur_engine_describe (engine),
+                      nparts, nparts > 1 ? "s" : "", overlap ? ", overlapped" : "");
+        }
+    }
+
+done:
+  gblur_engine_free_host (engine, src.data);
+  gblur_engine_free_host (engine, out.data);
+  return ok;
 }
 
 gboolean

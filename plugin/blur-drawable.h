@@ -7,9 +7,25 @@
 #include <gegl.h>
 #include "gblur.h"
 
+#ifndef BLUR_COPY_ONLY
 #define PLUG_IN_PROC   "plug-in-cuda-gaussian-blur"
 #define PLUG_IN_BINARY "cuda-gaussian-blur"
 #define PLUG_IN_ROLE   "cuda-gaussian-blur"
+#else
+/* The same sources built a second time with -DBLUR_COPY_ONLY (only for the
+ * test tree: tests/gimp/perf-in-gimp.sh): the same procedure and pixel path,
+ * reading and writing every pixel as the plug-in does, but the engine is not
+ * called: the window read is written back unblurred.  Its time is the floor
+ * of any plug-in.  No menu entry.  The procedure is named after the program,
+ * "plug-in-" + its file name, so the script can also install it as
+ * cuda-gaussian-blur-copy-only-serial, which takes the path as it was before
+ * reading, blurring and writing overlapped (as CUDA_GBLUR_OVERLAP=0
+ * CUDA_GBLUR_GEGL_MODULES=1 would), to compare both in one GIMP process. */
+const char *blur_copy_only_proc (void);
+#define PLUG_IN_PROC   (blur_copy_only_proc ())
+#define PLUG_IN_BINARY "cuda-gaussian-blur-copy-only"
+#define PLUG_IN_ROLE   "cuda-gaussian-blur-copy-only"
+#endif
 
 #define SIGMA_DEFAULT  2.0
 #define LINEAR_DEFAULT TRUE
@@ -46,6 +62,10 @@ gboolean  blur_check_arguments (gdouble   sigma,
                                 gboolean  is_indexed,
                                 GError  **error);
 
+/* gegl_init for the plug-in: without GEGL's operation modules unless
+ * `interactive` (the dialog may want them; the pixel path needs none). */
+void      blur_gegl_init (gboolean interactive);
+
 /* The engine, created once per plug-in run or dialog; NULL with *error set. */
 gblur_engine *blur_engine_new (GError **error);
 
@@ -54,8 +74,10 @@ typedef void (*BlurProgressFunc) (gdouble fraction, gpointer user_data);
 
 /* Blurs the rectangle (x, y, width, height) of `buffer` (the selection
  * bounds) into the same rectangle of `shadow`, reading a halo of the blur
- * radius around it.  `drawable_format` picks the pixel format.  Nothing is
- * written to `shadow` unless the whole blur succeeded. */
+ * radius around it.  `drawable_format` picks the pixel format.  Reading,
+ * blurring and writing overlap (CUDA_GBLUR_OVERLAP=0: one after the other),
+ * so on failure `shadow` may hold some finished rows: merge it only when
+ * this returns TRUE.  Call from the thread that talks to GIMP. */
 gboolean  blur_buffer (gblur_engine     *engine,
                        GeglBuffer       *buffer,
                        GeglBuffer       *shadow,

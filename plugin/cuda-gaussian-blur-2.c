@@ -51,7 +51,9 @@ query (void)
   gimp_install_procedure (PLUG_IN_PROC, PLUG_IN_BLURB, PLUG_IN_HELP, PLUG_IN_AUTHOR,
                           PLUG_IN_COPYRIGHT, PLUG_IN_DATE, PLUG_IN_MENU_LABEL, "RGB*, GRAY*",
                           GIMP_PLUGIN, G_N_ELEMENTS (args), 0, args, NULL);
+#ifndef BLUR_COPY_ONLY
   gimp_plugin_menu_register (PLUG_IN_PROC, "<Image>/Filters/Blur");
+#endif
 }
 
 static void
@@ -104,7 +106,7 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
   values[0].type = GIMP_PDB_STATUS;
 
   bind_catalogs ();
-  gegl_init (NULL, NULL);
+  blur_gegl_init (run_mode == GIMP_RUN_INTERACTIVE);
 
   switch (run_mode)
     {

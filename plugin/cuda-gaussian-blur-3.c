@@ -70,6 +70,11 @@ cuda_blur_set_i18n (GimpPlugIn *plug_in, const gchar *procedure_name, gchar **ge
 {
   (void) plug_in;
   (void) procedure_name;
+#ifdef BLUR_COPY_ONLY
+  (void) gettext_domain;
+  (void) catalog_dir;
+  return FALSE; /* the test build has no catalogs beside it */
+#endif
   *gettext_domain = g_strdup (GETTEXT_PACKAGE);
   *catalog_dir = g_strdup ("locale");
   return TRUE;
@@ -88,8 +93,10 @@ cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
   gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
   gimp_procedure_set_sensitivity_mask (procedure, GIMP_PROCEDURE_SENSITIVE_DRAWABLE
                                                   | GIMP_PROCEDURE_SENSITIVE_DRAWABLES);
+#ifndef BLUR_COPY_ONLY
   gimp_procedure_set_menu_label (procedure, _(PLUG_IN_MENU_LABEL));
   gimp_procedure_add_menu_path (procedure, "<Image>/Filters/Blur");
+#endif
   gimp_procedure_set_documentation (procedure, _(PLUG_IN_BLURB), _(PLUG_IN_HELP), name);
   gimp_procedure_set_attribution (procedure, PLUG_IN_AUTHOR, PLUG_IN_COPYRIGHT, PLUG_IN_DATE);
 
@@ -144,7 +151,7 @@ cuda_blur_run (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
   gblur_engine *engine = NULL;
 
   (void) run_data;
-  gegl_init (NULL, NULL);
+  blur_gegl_init (run_mode == GIMP_RUN_INTERACTIVE);
   /* libgimp fills config from the arguments, or from the last values for
    * RUN-WITH-LAST-VALS and RUN-INTERACTIVE (the dialog starts from them). */
   g_object_get (config, "sigma", &sigma, "linear", &linear, NULL);

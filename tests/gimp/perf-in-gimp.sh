@@ -1,0 +1,103 @@
+#!/bin/sh
+# The plug-in's speed inside GIMP, against its floor and GIMP's own blur.
+#
+#   tests/gimp/perf-in-gimp.sh 2 BUILDDIR   GIMP 2.10 on this machine, with the plug-in
+#                                           and its copy-only twin built in BUILDDIR
+#                                           (configured for GIMP 2; made here if missing)
+#   tests/gimp/perf-in-gimp.sh 3            GIMP 3.0 in the Debian 13 chroot
+#                                           (tests/gimp3-chroot.sh), built there
+#
+# For each format (8-bit gray, 8-bit RGBA; a photo-like SIZE² picture loaded
+# once per GIMP process) and each sigma, it times three procedures applied to
+# the same layer, interleaved, REPS times each, in one GIMP process:
+#   floor     plug-in-cuda-gaussian-blur-copy-only: the plug-in's own pixel path
+#             (read with the halo, write through the shadow buffer, merge: one
+#             undo step) with the engine call left out — no plug-in can be faster;
+#   plug-in   plug-in-cuda-gaussian-blur, linear light, GBLUR_BACKEND=cpu;
+#   built-in  GIMP's Gaussian Blur: 2.10 plug-in-gauss (std-dev = 0.32 x radius),
+#             3.0 gegl:gaussian-blur (filter auto) via gimp-drawable-merge-new-filter.
+# Only the procedure call is timed (script-fu's gettimeofday around it): GIMP's
+# start-up, loading and saving are outside, and nothing is encoded.  Each
+# process first runs every procedure once untimed.  The table gives medians
+# over all RUNS processes x REPS applications, and the ratios.  A second table
+# compares the floor with the copy-only path as it was before the plug-in
+# overlapped reading, blurring and writing and skipped GEGL's modules (the
+# same program installed as cuda-gaussian-blur-copy-only-serial, timed in the
+# same processes).
+#
+# Not part of .ci/run: it takes several minutes (sigma 100 on the CPU is slow).
+# Settings (environment): PERF_SIZE (4096), PERF_SIGMAS ("2 10 30 100"),
+# PERF_REPS (3), PERF_RUNS (2 GIMP processes per format), PERF_FORMATS ("gray rgba"),
+# PERF_ENV (VAR=value ... for GIMP and the plug-ins, e.g. "CUDA_GBLUR_OVERLAP=0
+# CUDA_GBLUR_GEGL_MODULES=1" for the plug-in's pixel path before it overlapped
+# reading, blurring and writing and skipped GEGL's modules).  The logs are kept
+# in the folder printed at the end.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+version=${1:?usage: perf-in-gimp.sh 2 BUILDDIR | 3}
+size=${PERF_SIZE:-4096}
+sigmas=${PERF_SIGMAS:-2 10 30 100}
+reps=${PERF_REPS:-3}
+runs=${PERF_RUNS:-2}
+formats=${PERF_FORMATS:-gray rgba}
+extra_env=${PERF_ENV:-}
+work=$(mktemp -d /tmp/cgb-perf$version.XXXXXX)
+profile=$work/profile
+PY=/usr/bin/python3   # Debian's, which has python3-opencv
+export GBLUR_BACKEND=cpu
+serial=cuda-gaussian-blur-copy-only-serial   # the copy-only path as it was before (see the header)
+mkdir -p "$profile/plug-ins/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur-copy-only" \
+  "$profile/plug-ins/$serial"
+
+for fmt in $formats; do
+  $PY "$here/perf_in_gimp.py" prepare "$version" "$work" "$size" "$fmt" "$sigmas" "$reps" || exit 1
+done
+
+case $version in
+  2)
+    build=${2:?BUILDDIR needed for GIMP 2}
+    build=$(cd "$build" && pwd) || exit 1
+    make -C "$build" -s plugin/cuda-gaussian-blur tests/gimp/cuda-gaussian-blur-copy-only || exit 1
+    cp "$build/plugin/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur/" || exit 1
+    cp "$build/tests/gimp/cuda-gaussian-blur-copy-only" "$profile/plug-ins/cuda-gaussian-blur-copy-only/" || exit 1
+    cp "$build/tests/gimp/cuda-gaussian-blur-copy-only" "$profile/plug-ins/$serial/$serial" || exit 1
+    run_gimp () { # script log
+      env $extra_env GIMP2_DIRECTORY=$profile gimp-console-2.10 -i -b "(load \"$1\")" -b '(gimp-quit 0)' >"$2" 2>&1
+    }
+    ;;
+  3)
+    build3=/build-gimp3-perf
+    GIMP3_CHROOT_BIND=$work "$top/tests/gimp3-chroot.sh" sh -c "
+      set -e
+      rm -rf $build3 && mkdir -p $build3 && cd $build3
+      /src/configure --with-gimp=3 --without-cuda >configure.out
+      make -j\$(nproc) plugin/cuda-gaussian-blur tests/gimp/cuda-gaussian-blur-copy-only >make.out 2>&1 \
+        || { tail -n 30 make.out; exit 1; }
+      cp plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/
+      cp tests/gimp/cuda-gaussian-blur-copy-only $profile/plug-ins/cuda-gaussian-blur-copy-only/
+      cp tests/gimp/cuda-gaussian-blur-copy-only $profile/plug-ins/$serial/$serial" \
+      >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+    run_gimp () { # script log
+      GIMP3_CHROOT_BIND=$work "$top/tests/gimp3-chroot.sh" sh -c "env $extra_env GIMP3_DIRECTORY=$profile \
+        gimp-console-3.0 -i --batch-interpreter=plug-in-script-fu-eval --quit -b '(load \"$1\")'" \
+        >"$2" 2>&1
+    }
+    ;;
+  *) echo "GIMP version must be 2 or 3" >&2; exit 2 ;;
+esac
+
+logs=""
+for run in $(seq "$runs"); do
+  for fmt in $formats; do
+    log=$work/perf-$fmt-run$run.log
+    echo "perf-in-gimp: GIMP $version, $fmt, run $run of $runs" >&2
+    run_gimp "$work/perf-$fmt.scm" "$log"
+    logs="$logs $log"
+  done
+done
+
+$PY "$here/perf_in_gimp.py" table "$version" $logs
+rc=$?
+echo "(logs in $work)"
+exit $rc
