@@ -46,12 +46,19 @@ mma_ldmatrix_x4 (unsigned (&r)[4], const void *row)
                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 }
 
+/* m16n8k16 needs sm_80; the host only launches this path on such devices
+ * (mma_path_off), so older targets compile a stub. */
 __device__ __forceinline__ void
 mma_16816 (float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  (void) d; (void) a; (void) b0; (void) b1;
+  __trap ();
+#else
   asm volatile ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
 }
 
 __device__ __forceinline__ float

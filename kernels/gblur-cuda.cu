@@ -7,7 +7,17 @@
  * Each has a shared-memory tiled form and, for radii whose tile would not fit
  * in shared memory, a direct form that reads through the cache.
  * Host images are processed in stripes (tiles) with halos, double-buffered
- * over two streams, so device memory stays under the engine's limit. */
+ * over two streams, so device memory stays under the engine's limit.
+ *
+ * Which kernel a tile gets (first that applies):
+ *   8-bit gray, radius 9..512, no sRGB curve, sm_80+  tensor cores, two
+ *        passes through an fp16 intermediate (gblur-cuda-mma.cuh);
+ *   one channel (u8 or float), radius <= 64             the one-channel
+ *        kernels with the taps in the kernel parameters (gblur-cuda-gray.cuh);
+ *   anything whose tile fits in shared memory           fused_tile below;
+ *   the rest                                             vertical_* + horizontal_*.
+ * GBLUR_CUDA_NO_MMA, GBLUR_CUDA_NO_GRAY and GBLUR_CUDA_NO_FUSED skip the
+ * first, the first two, or the fused kernel, so tests can reach each one. */
 #include "gblur-internal.h"
 
 #include <cuda_runtime.h>
@@ -485,14 +495,14 @@ launch_fused (const TileArgs &a, size_t shared_limit, cudaStream_t stream)
   return launch_fused_shape<T, C, 512, 8> (a, shared_limit, stream);
 }
 
-#include "gblur-cuda-gray.cuh"
-#include "gblur-cuda-mma.cuh"
 
 /* GBLUR_CUDA_NO_GRAY=1 (read when CUDA opens) sends one-channel images down
  * the general kernels, to test or time those. */
 static bool gray_path_off;
-/* GBLUR_CUDA_NO_MMA=1: u8 gray at radii > 8 on the FP32 kernels instead of
- * the tensor cores. */
+#include "gblur-cuda-gray.cuh"
+#include "gblur-cuda-mma.cuh"
+/* GBLUR_CUDA_NO_MMA=1 (or a GPU older than sm_80): u8 gray at radii > 8 on
+ * the FP32 kernels instead of the tensor cores. */
 static bool mma_path_off;
 
 /* ---- launching ---- */
@@ -697,7 +707,7 @@ gblur_cuda_open (char *err, size_t err_size)
   if (getenv ("GBLUR_CUDA_NO_FUSED"))   /* to time or test the fallback alone */
     cuda->fused_shared_limit = 0;
   gray_path_off = getenv ("GBLUR_CUDA_NO_GRAY") != NULL;
-  mma_path_off = getenv ("GBLUR_CUDA_NO_MMA") != NULL;
+  mma_path_off = getenv ("GBLUR_CUDA_NO_MMA") != NULL || prop.major < 8;   /* mma.m16n8k16: sm_80 */
   for (int s = 0; s < SETS; s++)
     {
       CHECK (cudaStreamCreateWithFlags (&cuda->stream[s], cudaStreamNonBlocking));

@@ -2,8 +2,8 @@
 # On a machine with an NVIDIA GPU and the CUDA toolkit (no GIMP, no GLib, no
 # libtool needed): builds the engine, its tests and the benchmark with nvcc
 # for this machine's GPU, then runs
-#   1. the engine suite on the CUDA backend (also with GBLUR_CUDA_NO_GRAY=1)
-#      and on the CPU backend,
+#   1. the engine suite on the CUDA backend (quick runs again with the
+#      general and FP32 kernels forced, see gblur-cuda.cu) and on the CPU backend,
 #   2. the fault-injection tests (GBLUR_FAULT) on both backends, and a
 #      20000x20000 image on each with its memory bounds (huge-image),
 #   3. the quick CUDA suite and the CUDA fault tests under compute-sanitizer
@@ -68,6 +68,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 run suite-cuda "$BUILD/test-engine" --backend cuda
 # one-channel images again through the general kernels (the fast path is the default)
 run suite-cuda-general env GBLUR_CUDA_NO_GRAY=1 "$BUILD/test-engine" --backend cuda --quick
+# 8-bit gray at radii > 8 on the FP32 one-channel kernel instead of the tensor cores
+run suite-cuda-fp32-gray env GBLUR_CUDA_NO_MMA=1 "$BUILD/test-engine" --backend cuda --quick
 run suite-cpu "$BUILD/test-engine" --backend cpu
 run faults-cuda "$BUILD/test-faults" --backend cuda
 run faults-cpu "$BUILD/test-faults" --backend cpu
