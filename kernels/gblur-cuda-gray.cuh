@@ -22,19 +22,23 @@
 #define GRAY_EXACT_RADIUS 8
 #define GRAY_PAD          7     /* zero taps before tap 0 (and after the last) */
 
-struct GrayArgs {
+/* Where a tile's samples are; both kernels' arguments start with it. */
+struct GrayTile {
   const unsigned char *src;          /* region origin: image (reg_y0, reg_x0) */
   size_t               src_pitch;
   int                  reg_x0, reg_y0, reg_w, reg_h;
   int                  out_x0, out_y0, out_w, out_h;
   unsigned char       *dst;          /* output tile origin */
   size_t               dst_pitch;
-  int                  rp;           /* padded radius: taps run 0..2rp */
-  int                  word_stores;  /* dst and dst_pitch allow 4-byte stores */
   const float         *decode_u8;
   const float         *encode_u8_threshold;
+};
+
+struct GrayArgs : GrayTile {
+  int   rp;                          /* padded radius: taps run 0..2rp */
+  int   word_stores;                 /* dst and dst_pitch allow 4-byte stores */
   /* tap t (0..2rp, centre rp) is wt[GRAY_PAD + t]; zero around them */
-  float                wt[2 * GRAY_MAX_RADIUS + 1 + 2 * GRAY_PAD + 8];
+  float wt[2 * GRAY_MAX_RADIUS + 1 + 2 * GRAY_PAD + 8];
 };
 
 /* RB: the radius compiled in, or 0 for a radius known at run time. */
@@ -281,18 +285,10 @@ gray_tile (const __grid_constant__ GrayArgs a)
 #define SMALL_S    (8 * SMALL_G + 4)        /* float stride, 4 mod 32 */
 #define SMALL_OUT_S (SMALL_TW * 4 + 8)      /* staged bytes per row (u8: 248, 2y mod 32 words apart) */
 
-struct SmallArgs {
-  const unsigned char *src;
-  size_t               src_pitch;
-  int                  reg_x0, reg_y0, reg_w, reg_h;
-  int                  out_x0, out_y0, out_w, out_h;
-  unsigned char       *dst;
-  size_t               dst_pitch;
-  int                  vector_loads;   /* strips start on 8-sample boundaries in memory */
-  int                  vector_stores;  /* 8-output groups land on aligned addresses */
-  const float         *decode_u8;
-  const float         *encode_u8_threshold;
-  float                w[GRAY_EXACT_RADIUS + 1];
+struct SmallArgs : GrayTile {
+  int   vector_loads;                /* strips start on 8-sample boundaries in memory */
+  int   vector_stores;               /* 8-output groups land on aligned addresses */
+  float w[GRAY_EXACT_RADIUS + 1];
 };
 
 template <typename T, bool LINEAR>
@@ -524,10 +520,14 @@ launch_small_radius (const SmallArgs &a, int r, cudaStream_t stream)
  * beyond this path. */
 template <typename T>
 static cudaError_t
-launch_gray_tile (GrayArgs &a, int r, const float *w, bool linear, cudaStream_t stream)
+launch_gray_tile (const GrayTile &tile, int r, const float *w, bool linear, cudaStream_t stream)
 {
   if (r < 1 || r > GRAY_MAX_RADIUS)
     return cudaErrorNotSupported;
+  GrayArgs a;
+  memset (&a, 0, sizeof a);
+  static_cast<GrayTile &> (a) = tile;
+  a.word_stores = ((uintptr_t) a.dst | a.dst_pitch) % 4 == 0;
   if (r <= GRAY_EXACT_RADIUS && sizeof (T) == 4)
     {
       /* float moves 4 bytes a sample: the 4-column kernel keeps more blocks
@@ -553,18 +553,11 @@ launch_gray_tile (GrayArgs &a, int r, const float *w, bool linear, cudaStream_t 
       SmallArgs s;
       const size_t align = sizeof (T) == 1 ? 8 : 16;
       memset (&s, 0, sizeof s);
-      s.src = a.src;
-      s.src_pitch = a.src_pitch;
-      s.reg_x0 = a.reg_x0; s.reg_y0 = a.reg_y0; s.reg_w = a.reg_w; s.reg_h = a.reg_h;
-      s.out_x0 = a.out_x0; s.out_y0 = a.out_y0; s.out_w = a.out_w; s.out_h = a.out_h;
-      s.dst = a.dst;
-      s.dst_pitch = a.dst_pitch;
+      static_cast<GrayTile &> (s) = tile;
       /* every block's strip starts 8 samples left of its tile, tiles are 240 wide */
       s.vector_loads = ((uintptr_t) (a.src + (ptrdiff_t) (a.out_x0 - a.reg_x0 - 8) * (ptrdiff_t) sizeof (T))
                         | a.src_pitch) % align == 0;
       s.vector_stores = ((uintptr_t) a.dst | a.dst_pitch) % 8 == 0;
-      s.decode_u8 = a.decode_u8;
-      s.encode_u8_threshold = a.encode_u8_threshold;
       for (int k = 0; k <= r; k++)
         s.w[k] = w[k];
       if (sizeof (T) == 1 && linear)

@@ -527,18 +527,9 @@ launch_gray (const TileArgs &a, const float *host_weights, cudaStream_t stream)
           if (e != cudaErrorNotSupported)
             return e;
         }
-      GrayArgs g;
-      memset (&g, 0, sizeof g);
-      g.src = a.src;
-      g.src_pitch = a.src_pitch;
-      g.reg_x0 = a.reg_x0; g.reg_y0 = a.reg_y0; g.reg_w = a.reg_w; g.reg_h = a.reg_h;
-      g.out_x0 = a.out_x0; g.out_y0 = a.out_y0; g.out_w = a.out_w; g.out_h = a.out_h;
-      g.dst = a.dst;
-      g.dst_pitch = a.dst_pitch;
-      g.word_stores = ((uintptr_t) a.dst | a.dst_pitch) % 4 == 0;
-      g.decode_u8 = a.decode_u8;
-      g.encode_u8_threshold = a.encode_u8_threshold;
-      return launch_gray_tile<T> (g, a.r, host_weights, (a.flags & GBLUR_LINEAR_LIGHT) != 0, stream);
+      const GrayTile tile = { a.src, a.src_pitch, a.reg_x0, a.reg_y0, a.reg_w, a.reg_h, a.out_x0, a.out_y0,
+                              a.out_w, a.out_h, a.dst, a.dst_pitch, a.decode_u8, a.encode_u8_threshold };
+      return launch_gray_tile<T> (tile, a.r, host_weights, (a.flags & GBLUR_LINEAR_LIGHT) != 0, stream);
     }
 }
 
