@@ -166,18 +166,47 @@ relay_progress (int rows_done, int rows_total, void *user_data)
   return 0;
 }
 
-/* Reads `roi` of `buffer` with a halo of the blur radius (clamped to the
- * buffer, beyond which the engine clamps as a whole-image blur would) and
- * blurs it into *out, a packed image in layout->format allocated with the
- * engine's allocator.  Nothing is written anywhere else. */
+/* The rectangle to read for `roi`: grown by the blur radius r, clamped to
+ * the buffer (beyond it the engine clamps as a whole-image blur would); and
+ * packed images in layout->format, from the engine's allocator, for it
+ * (*src) and for the result (*out).  On failure the caller still frees both
+ * (either may be NULL). */
+static gboolean
+alloc_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout,
+              const GeglRectangle *roi, gint r, GeglRectangle *halo, gblur_image *src,
+              gblur_image *out, GError **error)
+{
+  const GeglRectangle *extent = gegl_buffer_get_extent (buffer);
+  gint                 bpp = babl_format_get_bytes_per_pixel (layout->format);
+
+  halo->x = MAX (extent->x, roi->x - r);
+  halo->y = MAX (extent->y, roi->y - r);
+  halo->width = MIN (extent->x + extent->width, roi->x + roi->width + r) - halo->x;
+  halo->height = MIN (extent->y + extent->height, roi->y + roi->height + r) - halo->y;
+
+  *src = (gblur_image) { NULL, (size_t) halo->width * bpp, halo->width, halo->height,
+                         layout->channels, layout->sample };
+  *out = (gblur_image) { NULL, (size_t) roi->width * bpp, roi->width, roi->height,
+                         layout->channels, layout->sample };
+  src->data = gblur_engine_alloc_host (engine, src->stride * halo->height);
+  out->data = gblur_engine_alloc_host (engine, out->stride * roi->height);
+  if (!src->data || !out->data)
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                   _("Not enough memory for a %d×%d image."), halo->width, halo->height);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Reads `roi` of `buffer` with its halo and blurs it into *out, a packed
+ * image in layout->format allocated with the engine's allocator.  Nothing is
+ * written anywhere else. */
 static gboolean
 blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout,
              const GeglRectangle *roi, gdouble sigma, BlurProgressFunc progress,
              gpointer progress_data, gblur_image *out, GError **error)
 {
-  const GeglRectangle *extent = gegl_buffer_get_extent (buffer);
-  gint                 r = gblur_radius (sigma);
-  gint                 bpp = babl_format_get_bytes_per_pixel (layout->format);
   GeglRectangle        halo;
   gblur_image          src;
   gblur_params         params;
@@ -185,23 +214,8 @@ blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout
   ProgressRelay        relay = { progress, progress_data, 0 };
   gblur_status         status;
 
-  halo.x = MAX (extent->x, roi->x - r);
-  halo.y = MAX (extent->y, roi->y - r);
-  halo.width = MIN (extent->x + extent->width, roi->x + roi->width + r) - halo.x;
-  halo.height = MIN (extent->y + extent->height, roi->y + roi->height + r) - halo.y;
-
-  src = (gblur_image) { NULL, (size_t) halo.width * bpp, halo.width, halo.height,
-                        layout->channels, layout->sample };
-  *out = (gblur_image) { NULL, (size_t) roi->width * bpp, roi->width, roi->height,
-                         layout->channels, layout->sample };
-  src.data = gblur_engine_alloc_host (engine, src.stride * halo.height);
-  out->data = gblur_engine_alloc_host (engine, out->stride * roi->height);
-  if (!src.data || !out->data)
-    {
-      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                   _("Not enough memory for a %d×%d image."), halo.width, halo.height);
-      goto fail;
-    }
+  if (!alloc_window (engine, buffer, layout, roi, gblur_radius (sigma), &halo, &src, out, error))
+    goto fail;
 
   if (progress)
     progress (0.0, progress_data);
@@ -336,11 +350,10 @@ blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
              gdouble sigma, gboolean linear, BlurProgressFunc progress,
              gpointer progress_data, GError **error)
 {
-  const GeglRectangle *extent = gegl_buffer_get_extent (buffer);
   PixelLayout   layout;
   GeglRectangle roi = { x, y, width, height }, halo, rect;
   gblur_image   src = { NULL }, out = { NULL };
-  gint          r = gblur_radius (sigma), bpp, tile_h = 0, nparts, steps = 0;
+  gint          r = gblur_radius (sigma), tile_h = 0, nparts, steps = 0;
   gint          bounds[MAX_PARTS + 1];
   gint          read_to, written_to;   /* absolute rows: read from the buffer, written to the shadow */
   gboolean      overlap = g_strcmp0 (g_getenv ("CUDA_GBLUR_OVERLAP"), "0") != 0 && !SERIAL_PATH ();
@@ -349,24 +362,10 @@ blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
 
   if (!choose_layout (drawable_format, linear, &layout, error))
     return FALSE;
-  bpp = babl_format_get_bytes_per_pixel (layout.format);
   g_object_get (shadow, "tile-height", &tile_h, NULL);
   tile_h = MAX (tile_h, 1);
-
-  halo.x = MAX (extent->x, roi.x - r);
-  halo.y = MAX (extent->y, roi.y - r);
-  halo.width = MIN (extent->x + extent->width, roi.x + roi.width + r) - halo.x;
-  halo.height = MIN (extent->y + extent->height, roi.y + roi.height + r) - halo.y;
-  src = (gblur_image) { NULL, (size_t) halo.width * bpp, halo.width, halo.height,
-                        layout.channels, layout.sample };
-  out = (gblur_image) { NULL, (size_t) roi.width * bpp, roi.width, roi.height,
-                        layout.channels, layout.sample };
-  src.data = gblur_engine_alloc_host (engine, src.stride * halo.height);
-  out.data = gblur_engine_alloc_host (engine, out.stride * roi.height);
-  if (!src.data || !out.data)
+  if (!alloc_window (engine, buffer, &layout, &roi, r, &halo, &src, &out, error))
     {
-      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                   _("Not enough memory for a %d×%d image."), halo.width, halo.height);
       ok = FALSE;
       goto done;
     }
