@@ -169,11 +169,12 @@ def scheme_bool(b):
     return "TRUE" if b else "FALSE"
 
 
-def scm_call(version, img, drw, sigma, linear):
+def scm_call(version, img, drw, sigma, linear, proc="plug-in-cuda-gaussian-blur"):
+    """The call of `proc` (the plug-in, or its copy-only twin for perf_in_gimp.py)."""
     if version == "3":
-        return (f"(plug-in-cuda-gaussian-blur #:run-mode RUN-NONINTERACTIVE #:image {img} "
+        return (f"({proc} #:run-mode RUN-NONINTERACTIVE #:image {img} "
                 f"#:drawables (vector {drw}) #:sigma {sigma} #:linear {scheme_bool(linear)})")
-    return f"(plug-in-cuda-gaussian-blur RUN-NONINTERACTIVE {img} {drw} {sigma} {scheme_bool(linear)})"
+    return f"({proc} RUN-NONINTERACTIVE {img} {drw} {sigma} {scheme_bool(linear)})"
 
 
 def scm_load(version, path):

@@ -17,6 +17,8 @@ import sys
 import cv2
 import numpy as np
 
+import batch_test   # the batch suite's Script-Fu helpers (same folder)
+
 METHODS = ("copy", "plugin", "builtin")
 # Also timed, not in the table's ratios: the copy-only path as it was before
 # reading, blurring and writing overlapped and GEGL's modules were skipped.
@@ -48,10 +50,7 @@ def scm_call(version, method, sigma):
         radius = sigma / 0.32          # plug-in-gauss: std-dev = 0.32 x radius
         return f"(plug-in-gauss RUN-NONINTERACTIVE img drw {radius} {radius} 0)"
     proc = "plug-in-cuda-gaussian-blur" + {"copy": "-copy-only", "copyserial": "-copy-only-serial"}.get(method, "")
-    if version == "3":
-        return (f"({proc} #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector drw) "
-                f"#:sigma {sigma} #:linear TRUE)")
-    return f"({proc} RUN-NONINTERACTIVE img drw {sigma} TRUE)"
+    return batch_test.scm_call(version, "img", "drw", sigma, True, proc)
 
 
 def write_scheme(version, work, fmt, sigmas, reps):
