@@ -14,6 +14,17 @@
 
 #define PINNED_KEPT 4
 
+#define STALL_SECONDS 60
+
+/* Between a run's progress reports and its caller's callback when
+ * GBLUR_FAULT=stall:N is set; never installed otherwise. */
+typedef struct {
+  gblur_progress_fn progress;   /* the caller's */
+  void             *user_data;
+  int               at;         /* N */
+  int               steps;      /* reports so far, over all the engine's runs */
+} gblur_stall;
+
 struct gblur_engine {
   gblur_backend backend;
   gblur_cpu    *cpu;
@@ -21,6 +32,7 @@ struct gblur_engine {
   size_t        memory_limit;
   int           no_fallback;
   gblur_faults  faults;        /* GBLUR_FAULT, read once at creation */
+  gblur_stall   stall;         /* GBLUR_FAULT=stall: the run's progress relay */
   char          description[160];
   char          cuda_reason[256];
   char          last_error[512];
@@ -68,6 +80,7 @@ parse_faults (const char *spec, gblur_faults *faults, char *msg, size_t msg_size
     { "cpu-alloc", offsetof (gblur_faults, cpu_alloc) },
     { "cpu-stripe", offsetof (gblur_faults, cpu_stripe) },
     { "host-alloc", offsetof (gblur_faults, host_alloc) },
+    { "stall", offsetof (gblur_faults, stall) },
   };
   const char *p = spec;
 
@@ -87,7 +100,7 @@ parse_faults (const char *spec, gblur_faults *faults, char *msg, size_t msg_size
         {
           if (msg && msg_size)
             snprintf (msg, msg_size, "GBLUR_FAULT=%s: unknown site '%.*s' (cuda-init, cuda-alloc, "
-                      "cuda-copy, cuda-launch, cpu-alloc, cpu-stripe or host-alloc)",
+                      "cuda-copy, cuda-launch, cpu-alloc, cpu-stripe, host-alloc or stall)",
                       spec, (int) len, p);
           return 0;
         }
@@ -364,6 +377,25 @@ check_call (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
   return GBLUR_OK;
 }
 
+/* The Nth report says so and waits, so that a test acts while the run is
+ * known to be in mid-blur; bounded, so that a test that never acts cannot
+ * hang.  Counted over the engine's life, so that a caller that splits an
+ * image into several runs stalls once, and in mid-image. */
+static int
+stalling_progress (int rows_done, int rows_total, void *user_data)
+{
+  gblur_stall *stall = user_data;
+
+  if (__atomic_add_fetch (&stall->steps, 1, __ATOMIC_SEQ_CST) == stall->at)
+    {
+      fprintf (stderr, "gblur: stalled at progress step %d (injected fault)\n", stall->at);
+      fflush (stderr);
+      for (int i = 0; i < STALL_SECONDS; i++)
+        sleep (1);
+    }
+  return stall->progress ? stall->progress (rows_done, rows_total, stall->user_data) : 0;
+}
+
 static void
 prepare_job (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
              gblur_image *dst, const gblur_params *params, gblur_job *job)
@@ -391,6 +423,14 @@ prepare_job (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
   job->progress = params->progress;
   job->user_data = params->user_data;
   job->faults = &engine->faults;
+  if (engine->faults.stall)
+    {
+      engine->stall.progress = params->progress;
+      engine->stall.user_data = params->user_data;
+      engine->stall.at = engine->faults.stall;
+      job->progress = stalling_progress;
+      job->user_data = &engine->stall;
+    }
 }
 
 gblur_status

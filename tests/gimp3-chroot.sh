@@ -1,36 +1,52 @@
 #!/bin/sh
-# Makes (or reuses) a Debian 13 chroot with GIMP 3.0 and the tools to build
-# the plug-in against it, and runs a command inside it with the project tree
+# Makes (or reuses) a Debian chroot with GIMP 3 and the tools to build the
+# plug-in against it, and runs a command inside it with the project tree
 # bind-mounted at /src and the CUDA toolkit at /usr/local/cuda.
-#   tests/gimp3-chroot.sh [command...]      (default: print the GIMP version)
-# The chroot lives in $GIMP3_CHROOT (default /var/cache/cuda-gaussian-blur/trixie);
+#   tests/gimp3-chroot.sh 3.0|3.2 [command...]   (default: print the GIMP version)
+# GIMP 3.0 comes from Debian 13 (trixie), GIMP 3.2 from Debian forky.  The
+# chroot lives in $GIMP3_CHROOT (default /var/cache/cuda-gaussian-blur/SUITE);
 # building it takes a few minutes once.  Needs root and debootstrap.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-root=${GIMP3_CHROOT:-/var/cache/cuda-gaussian-blur/trixie}
-packages="gimp libgimp-3.0-dev libgimp-3.0-bin build-essential autoconf automake libtool pkg-config gettext
-          locales fonts-nanum"
+version=${1:?usage: gimp3-chroot.sh 3.0|3.2 [command...]}
+shift
+case $version in
+  3.0) suite=trixie; script="" ;;
+  # Debian 12's debootstrap has no forky script; forky is built like sid.
+  3.2) suite=forky;  script=/usr/share/debootstrap/scripts/sid ;;
+  *) echo "gimp3-chroot: GIMP version must be 3.0 or 3.2, not '$version'" >&2; exit 2 ;;
+esac
+root=${GIMP3_CHROOT:-/var/cache/cuda-gaussian-blur/$suite}
+mirror=http://deb.debian.org/debian
+# One line: it is pasted into a shell command below.  g++-14: nvcc 13.0 rejects
+# forky's default gcc 16 (configure finds the older one by itself).
+packages="gimp libgimp-3.0-dev libgimp-3.0-bin build-essential autoconf automake libtool pkg-config gettext locales fonts-nanum"
+[ "$suite" = forky ] && packages="$packages g++-14"
 # Locales the GUI tests run in.
 locales="ko_KR.UTF-8 de_DE.UTF-8"
+
+apt_install () { # installs $packages in the chroot, quietly; shows the log when it fails
+  chroot "$root" /bin/sh -c "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && \
+    apt-get install -y -qq --no-install-recommends $packages" >"$root.apt.log" 2>&1 || {
+    echo "gimp3-chroot: apt-get in $root failed:" >&2; tail -n 20 "$root.apt.log" >&2; return 1; }
+}
 
 if [ ! -f "$root/.ready" ]; then
   command -v debootstrap >/dev/null 2>&1 || {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
-  echo "gimp3-chroot: building a Debian 13 chroot in $root (once)" >&2
+  echo "gimp3-chroot: building a Debian $suite chroot for GIMP $version in $root (once)" >&2
   mkdir -p "$root"
-  [ -x "$root/usr/bin/apt-get" ] || debootstrap --variant=minbase trixie "$root" >"$root.debootstrap.log" 2>&1 || {
-    tail -n 20 "$root.debootstrap.log" >&2; exit 1; }
+  [ -x "$root/usr/bin/apt-get" ] || debootstrap --variant=minbase "$suite" "$root" $mirror $script \
+    >"$root.debootstrap.log" 2>&1 || { tail -n 20 "$root.debootstrap.log" >&2; exit 1; }
+  # The testing suites' Release files can be past their Valid-Until date on mirrors.
+  echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99no-check-valid-until"
   mount -t proc proc "$root/proc" 2>/dev/null || true
-  chroot "$root" /bin/sh -c "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && \
-    apt-get install -y -qq --no-install-recommends $packages >/dev/null" || exit 1
+  apt_install || { umount "$root/proc" 2>/dev/null; exit 1; }
   umount "$root/proc" 2>/dev/null || true
   touch "$root/.ready"
 fi
 # What later versions of this script added to the package list.
-if ! chroot "$root" dpkg-query -W $packages >/dev/null 2>&1; then
-  chroot "$root" /bin/sh -c "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && \
-    apt-get install -y -qq --no-install-recommends $packages >/dev/null" || exit 1
-fi
+if ! chroot "$root" dpkg-query -W $packages >/dev/null 2>&1; then apt_install || exit 1; fi
 for l in $locales; do
   grep -q "^$l UTF-8" "$root/etc/locale.gen" 2>/dev/null || { echo "$l UTF-8" >>"$root/etc/locale.gen"; regen=1; }
 done
@@ -50,6 +66,6 @@ bind "$top" "$root/src"
 [ -d /usr/local/cuda ] && bind /usr/local/cuda "$root/usr/local/cuda"
 [ -n "${GIMP3_CHROOT_BIND:-}" ] && bind "$GIMP3_CHROOT_BIND" "$root$GIMP3_CHROOT_BIND"
 
-if [ $# -eq 0 ]; then set -- gimp-console-3.0 --version; fi
+if [ $# -eq 0 ]; then set -- gimp-console-$version --version; fi
 chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   HOME=/root LANG=C.UTF-8 ${GBLUR_BACKEND:+GBLUR_BACKEND=$GBLUR_BACKEND} "$@"

@@ -22,6 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #ifdef HAVE_CUDA
 #include <cuda_runtime.h>
@@ -127,7 +131,7 @@ test_syntax (void)
   static const char *bad[] = { "cpu-strip", "cuda-launch:", "cuda-launch:0", "cuda-launch:-2",
                                "cuda-launch:3x", "cpu-alloc,", ",cpu-alloc", "cpu-alloc,,host-alloc",
                                "CUDA-INIT", "cuda-launch:99999999999" };
-  static const char *good[] = { "", "cpu-alloc", "cpu-stripe:2,host-alloc", "cuda-launch:3",
+  static const char *good[] = { "", "cpu-alloc", "cpu-stripe:2,host-alloc", "cuda-launch:3", "stall:4",
                                 "cuda-init,cuda-alloc:2,cuda-copy:4,cuda-launch:1,cpu-stripe:7" };
 
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -270,6 +274,82 @@ test_cpu_stripe (void)
 }
 
 /* ---- sites any build has ---- */
+
+/* The child of test_stall: its progress reports and stderr go to fd. */
+static int
+report_progress (int rows_done, int rows_total, void *data)
+{
+  (void) rows_done;
+  (void) rows_total;
+  return dprintf (*(int *) data, "progress\n") < 0;
+}
+
+static void
+stalled_child (int fd, gblur_backend backend)
+{
+  gblur_engine *engine = must_engine ("stall:2", backend, 1 << 20, 1, 1);   /* small: many tiles */
+  gblur_image   src = make_image (600, 2000, 1, GBLUR_U8, 0, 0);
+  gblur_image   dst = make_poisoned_like (&src, 0);
+  gblur_params  params = { 3.0, 0, report_progress, &fd };
+
+  dup2 (fd, STDERR_FILENO);
+  dprintf (fd, "finished %s\n", gblur_status_name (gblur_engine_run (engine, &src, &dst, &params, NULL)));
+  _exit (0);
+}
+
+/* stall:2 holds the run at its second progress report, after the first one
+ * reached the caller, and says so on stderr; the blur does not finish while
+ * it stalls (the test kills it there, as the GIMP tests do). */
+static void
+test_stall (gblur_backend backend)
+{
+  int           fds[2];
+  pid_t         pid;
+  char          text[4096] = "";
+  size_t        len = 0;
+  struct pollfd pfd;
+  int           status = 0;
+
+  if (pipe (fds) != 0 || (pid = fork ()) < 0)
+    {
+      check (0, "stall: cannot start a child process");
+      return;
+    }
+  if (pid == 0)
+    {
+      close (fds[0]);
+      stalled_child (fds[1], backend);
+    }
+  close (fds[1]);
+  pfd = (struct pollfd) { fds[0], POLLIN, 0 };
+  /* Until the line comes, then one more second: nothing may follow it. */
+  for (int waited = 0; waited < 30000 && len < sizeof text - 1; )
+    {
+      int     stalled = strstr (text, "stalled at progress step 2") != NULL;
+      ssize_t n;
+      if (poll (&pfd, 1, stalled ? 1000 : 100) <= 0)
+        {
+          if (stalled)
+            break;
+          waited += 100;
+          continue;
+        }
+      if ((n = read (fds[0], text + len, sizeof text - 1 - len)) <= 0)
+        break;
+      len += (size_t) n;
+      text[len] = '\0';
+    }
+  kill (pid, SIGKILL);
+  waitpid (pid, &status, 0);
+  close (fds[0]);
+  {
+    const char *line = strstr (text, "gblur: stalled at progress step 2 (injected fault)");
+    check (line && strncmp (text, "progress\n", 9) == 0 && line == text + 9
+             && !strstr (text, "finished") && WIFSIGNALED (status),
+           "stall:2 (%s): one report, then the stall line, then nothing until killed; got '%s'",
+           backend == GBLUR_BACKEND_CUDA ? "cuda" : "cpu", text);
+  }
+}
 
 static void
 test_cuda_init (void)
@@ -567,6 +647,7 @@ main (int argc, char **argv)
       printf ("device: %s\n", gblur_engine_describe (probe));
       gblur_engine_free (probe);
       test_cuda_sites ();
+      test_stall (GBLUR_BACKEND_CUDA);
     }
   else
     {
@@ -577,6 +658,7 @@ main (int argc, char **argv)
       test_cuda_init ();
       test_host_alloc ();
       test_cuda_sites_on_cpu ();
+      test_stall (GBLUR_BACKEND_CPU);
     }
   printf ("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

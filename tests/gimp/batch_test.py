@@ -484,6 +484,9 @@ FAULT_SCENARIOS = {          # name: (GBLUR_FAULT, call must succeed)
     "fault-host-alloc": ("host-alloc", False),
     "fault-cuda-init": ("cuda-init", True),
 }
+# The kill and the Cancel act where the plug-in stalls (GBLUR_FAULT=stall:N):
+# after the first progress step, so the blur has begun and not finished.
+STALL_FAULT = "stall:2"
 HUGE = 10000                 # the huge image's side
 HUGE_RECT = (3000, 3000, 4000, 4000)
 HUGE_CROP = (2900, 2900, 200, 200)
@@ -492,13 +495,13 @@ HUGE_SIGMA = 3.0
 
 def write_robust_scheme(version, work, scenario):
     body = ""
-    if scenario == "cancel":   # GUI: a blur long enough to press Cancel during it
-        big = RNG.integers(0, 256, (3000, 4000, 4), dtype=np.uint8)
+    if scenario == "cancel":   # GUI: Cancel pressed while the plug-in stalls in mid-blur
+        big = RNG.integers(0, 256, (1500, 2000, 4), dtype=np.uint8)
         cv2.imwrite(f"{work}/big.png", big)
         body = (f"(let* ({scm_load(version, f'{work}/big.png')})\n"
                 f"  (gimp-display-new img)\n"
                 f"  {scm_save(version, 'img', 'drw', f'{work}/before.png')}\n"
-                f"  (catch #f {scm_call(version, 'img', 'drw', 500, True)})\n"
+                f"  (catch #f {scm_call(version, 'img', 'drw', 5, True)})\n"
                 f"  {scm_save(version, 'img', 'drw', f'{work}/after.png')})\n"
                 f"(gimp-quit TRUE)")   # the image is dirty: no question asked
     elif scenario in FAULT_SCENARIOS or scenario == "kill":
@@ -506,7 +509,7 @@ def write_robust_scheme(version, work, scenario):
         name = "big.png"
         cv2.imwrite(f"{work}/{name}", np.round(big[..., [2, 1, 0, 3]] * 255).astype(np.uint8)
                     if scenario == "kill" else np.round(big[..., 0] * 255).astype(np.uint8))
-        sigma = 400 if scenario == "kill" else 2   # kill: long enough to be caught mid-blur
+        sigma = 5 if scenario == "kill" else 2
         body = (f"(let* ({scm_load(version, f'{work}/{name}')})\n"
                 f"  {scm_save(version, 'img', 'drw', f'{work}/before.png')}\n"
                 f"  (gimp-message (if (catch #f {scm_call(version, 'img', 'drw', sigma, True)} #t) "
@@ -592,7 +595,9 @@ def main():
     if len(sys.argv) == 6 and sys.argv[1] == "robust-check":
         return robust_check(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     if len(sys.argv) == 3 and sys.argv[1] == "fault-of":
-        print(FAULT_SCENARIOS[sys.argv[2]][0])
+        name = sys.argv[2]
+        print(FAULT_SCENARIOS[name][0] if name in FAULT_SCENARIOS else
+              STALL_FAULT if name in ("kill", "cancel") else "")
         return 0
     if len(sys.argv) == 4 and sys.argv[1] == "gui-prepare":
         write_gui_scheme(sys.argv[2], sys.argv[3])

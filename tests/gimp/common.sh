@@ -1,0 +1,85 @@
+# Sourced by the GIMP test scripts: which GIMP to test, how to run it, and
+# waits that always end.  Needs $top (the source tree).
+
+# gimp_version ARG: sets version (2, 3.0 or 3.2) and major (2 or 3).  GIMP 2.10
+# is this machine's; GIMP 3.x runs in a Debian chroot (tests/gimp3-chroot.sh).
+gimp_version () {
+  case $1 in
+    2|2.10) version=2; major=2 ;;
+    3|3.0) version=3.0; major=3 ;;
+    3.2) version=3.2; major=3 ;;
+    *) echo "GIMP version must be 2, 3.0 or 3.2, not '$1'" >&2; exit 2 ;;
+  esac
+  echo "== GIMP $version ($(gimp_binary console) in $(gimp_where))"
+}
+
+# gimp_binary console|gui: the program's name for $version.
+gimp_binary () {
+  case $version in
+    2) [ "$1" = console ] && echo gimp-console-2.10 || echo gimp-2.10 ;;
+    *) [ "$1" = console ] && echo "gimp-console-$version" || echo "gimp-$version" ;;
+  esac
+}
+
+gimp_where () { [ "$major" = 2 ] && echo "this machine" || echo "the chroot of tests/gimp3-chroot.sh $version"; }
+
+# Longest a whole GIMP run may take before it counts as hung.
+GIMP_RUN_LIMIT=${GIMP_RUN_LIMIT:-900}
+
+# in_gimp3 BIND SCRIPT: runs SCRIPT with sh in the GIMP 3 chroot, with BIND
+# (a folder of this machine) visible at the same path; bounded by
+# GIMP_RUN_LIMIT (timeout signals the whole process group: GIMP and its
+# plug-ins too).
+in_gimp3 () {
+  GIMP3_CHROOT_BIND=$1 timeout -k 10 "$GIMP_RUN_LIMIT" "$top/tests/gimp3-chroot.sh" "$version" sh -c "$2"
+}
+
+# build_in_gimp3 BIND DIR TARGETS...: configures and builds the plug-in for
+# GIMP $version in the chroot, in DIR there.
+build_in_gimp3 () {
+  local bind=$1 dir=$2; shift 2
+  in_gimp3 "$bind" "
+    set -e
+    rm -rf $dir && mkdir -p $dir && cd $dir
+    /src/configure --with-gimp=3 --with-cuda-arch=75 >configure.out || { tail -n 20 configure.out; exit 1; }
+    make -j\$(nproc) $* >make.out 2>&1 || { tail -n 30 make.out; exit 1; }"
+}
+
+# wait_until SECONDS PID WHAT COMMAND...: runs COMMAND every 0.2 s until it
+# succeeds.  Fails at once, naming WHAT, when PID (GIMP; empty: none) has
+# exited or SECONDS have passed.
+wait_until () {
+  local limit=$1 pid=$2 what=$3 tries=0
+  shift 3
+  while ! "$@"; do
+    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+      echo "gave up waiting for $what: GIMP has exited" >&2; return 1
+    fi
+    if [ $tries -ge $((limit * 5)) ]; then
+      echo "gave up waiting for $what: not there after $limit s" >&2; return 1
+    fi
+    sleep 0.2; tries=$((tries + 1))
+  done
+}
+
+# log_has FILE TEXT: FILE has a line containing TEXT.
+log_has () { grep -q -F "$2" "$1" 2>/dev/null; }
+
+# start_xvfb DISPLAY LOG: an X server of our own; sets xvfb (its pid) and
+# DISPLAY, and waits until it answers.
+start_xvfb () {
+  Xvfb "$1" -screen 0 1280x1024x24 -nolisten tcp >"$2" 2>&1 &
+  xvfb=$!
+  export DISPLAY=$1
+  wait_until 30 $xvfb "the X server $1" x_answers
+}
+x_answers () { timeout 5 xdotool getdisplaygeometry >/dev/null 2>&1; }
+
+# find_window TITLE: sets win to a visible window whose name matches TITLE.
+find_window () {
+  win=$(timeout 5 xdotool search --onlyvisible --name "$1" 2>/dev/null | head -n 1)
+  [ -n "$win" ]
+}
+
+# Every X tool call, bounded: a window that went away must not block it.
+x () { timeout 20 "$@"; }
