@@ -4,7 +4,7 @@
 # bind-mounted at /src and the CUDA toolkit at /usr/local/cuda.
 #   tests/gimp3-chroot.sh 3.0|3.2 [command...]   (default: print the GIMP version)
 # GIMP 3.0 comes from Debian 13 (trixie), GIMP 3.2 from Debian forky.  The
-# chroot lives in $GIMP3_CHROOT (default /var/cache/cuda-gaussian-blur/SUITE);
+# chroots live in $GIMP3_CHROOTS/SUITE (default /var/cache/cuda-gaussian-blur);
 # building it takes a few minutes once.  Needs root and debootstrap.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,11 +16,11 @@ case $version in
   3.2) suite=forky;  script=/usr/share/debootstrap/scripts/sid ;;
   *) echo "gimp3-chroot: GIMP version must be 3.0 or 3.2, not '$version'" >&2; exit 2 ;;
 esac
-root=${GIMP3_CHROOT:-/var/cache/cuda-gaussian-blur/$suite}
+root=${GIMP3_CHROOTS:-/var/cache/cuda-gaussian-blur}/$suite
 mirror=http://deb.debian.org/debian
 # One line: it is pasted into a shell command below.  g++-14: nvcc 13.0 rejects
 # forky's default gcc 16 (configure finds the older one by itself).
-packages="gimp libgimp-3.0-dev libgimp-3.0-bin build-essential autoconf automake libtool pkg-config gettext locales fonts-nanum"
+packages="gimp libgimp-3.0-dev libgimp-3.0-bin build-essential autoconf automake libtool pkg-config gettext locales fonts-nanum dpkg-dev debhelper"
 [ "$suite" = forky ] && packages="$packages g++-14"
 # Locales the GUI tests run in.
 locales="ko_KR.UTF-8 de_DE.UTF-8"

@@ -191,6 +191,18 @@ def scm_save(version, img, drw, path):
     return f"(gimp-file-save RUN-NONINTERACTIVE {img} {drw} \"{path}\" \"{path}\")"
 
 
+# The message of the last error a script caught: GIMP 3.2's Script-Fu no
+# longer prints a failed call's message when `catch` handles it, so the
+# cases print it themselves (what a script's author would see).
+SCM_KEEP_ERROR = """(define cgb-last-error "")
+(define cgb-error-hook *error-hook*)
+(set! *error-hook*
+  (lambda args
+    (set! cgb-last-error (if (and (pair? args) (string? (car args))) (car args) "(no message)"))
+    (apply cgb-error-hook args)))
+"""
+
+
 def scm_case(version, name, body):
     # Each case reports itself; an error inside is caught so the others run.
     return f"(gimp-message (if (catch #f {body} #t) \"CASE {name} OK\" \"CASE {name} ERROR\"))\n"
@@ -269,10 +281,11 @@ def write_scheme(version, work):
                 f"  {scm_save(version, 'img', 'drw', f'{work}/before-{name}.png')}\n"
                 f"  (gimp-message (if (catch #f {scm_call(version, 'img', target, sigma, True)} #t) "
                 f"\"CASE {name} CALL-SUCCEEDED\" \"CASE {name} CALL-FAILED\"))\n"
+                f"  (gimp-message (string-append \"CASE {name} ERROR-MESSAGE \" cgb-last-error))\n"
                 f"  {scm_save(version, 'img', 'drw', f'{work}/out-{name}.png')})")
         out.append(scm_case(version, name, body))
     with open(f"{work}/cases.scm", "w") as f:
-        f.write("(gimp-message-set-handler CONSOLE)\n" + "\n".join(out))
+        f.write("(gimp-message-set-handler CONSOLE)\n" + SCM_KEEP_ERROR + "\n".join(out))
 
 
 # ------------------------------------------------------------------ check

@@ -5,7 +5,9 @@
 #   check that the preview changed, press OK, check the pixels, undo (Ctrl+Z),
 #   check they are back.  Screenshots are kept in ARTIFACTS.
 #   tests/gimp/gui-test.sh 2 BUILDDIR [ARTIFACTS]   GIMP 2.10 on this machine
-#   tests/gimp/gui-test.sh 3.0|3.2 - [ARTIFACTS]    GIMP 3.x in its Debian chroot
+#   tests/gimp/gui-test.sh 3.0|3.2 -|DIR [ARTIFACTS]   GIMP 3.x in its Debian chroot, with
+#                                                 the plug-in built (-) or already built
+#                                                 in DIR there
 # With GUI_LANG=ko (or de) it runs in that language and checks the dialog's
 # title is translated.  Every wait is bounded and ends at once when GIMP has
 # exited: a broken GIMP fails the test in seconds, never hangs it.  Ends with
@@ -27,6 +29,12 @@ shot=gimp$version$suffix
 
 $PY "$here/batch_test.py" gui-prepare "$major" "$work" || exit 1
 printf '(show-tips no)\n(restore-session no)\n(show-welcome-dialog no)\n' >"$work/profile/gimprc"
+# GIMP 3 also welcomes a profile that an older version (or none) wrote: say
+# this one wrote it, or the welcome window takes the dialog's keys.
+if [ "$major" = 3 ]; then
+  release=$(in_gimp3 "$work" "$(gimp_binary console) --version" | sed -n 's/.* version \([0-9.]*\).*/\1/p')
+  echo "(config-version \"$release\")" >>"$work/profile/gimprc"
+fi
 
 # A display of our own.
 start_xvfb ":$((70 + $(echo "$version" | tr -d .)))" "$work/xvfb.log" || exit 1
@@ -34,8 +42,8 @@ start_xvfb ":$((70 + $(echo "$version" | tr -d .)))" "$work/xvfb.log" || exit 1
 locale_env=""
 [ -n "$lang" ] && locale_env="LANG=$($PY "$here/batch_test.py" locale "$lang") LANGUAGE=$lang"
 if [ "$major" = 3 ]; then
-  build_in_gimp3 "$work" /build-gimp$version-gui plugin/cuda-gaussian-blur po-catalogs >"$work/log" 2>&1 \
-    || { echo "FAIL: the plug-in did not build for GIMP $version"; cat "$work/log"; exit 1; }
+  gimp3_build "$work" "$build" /build-gimp$version-gui || exit 1
+  build=$plugin_dir
 fi
 case $version in
   2)
@@ -48,11 +56,11 @@ case $version in
   *)
     in_gimp3 "$work" "
       set -e
-      cp /build-gimp$version-gui/plugin/cuda-gaussian-blur $work/profile/plug-ins/cuda-gaussian-blur/
-      [ -d /build-gimp$version-gui/po/locale ] && cp -r /build-gimp$version-gui/po/locale $work/profile/plug-ins/cuda-gaussian-blur/
+      cp $build/plugin/cuda-gaussian-blur $work/profile/plug-ins/cuda-gaussian-blur/
+      [ -d $build/po/locale ] && cp -r $build/po/locale $work/profile/plug-ins/cuda-gaussian-blur/
       export $locale_env DISPLAY=$DISPLAY GIMP3_DIRECTORY=$work/profile CUDA_GBLUR_VERBOSE=1
       $(gimp_binary gui) --no-splash --batch-interpreter=plug-in-script-fu-eval \
-        -b '(load \"$work/gui1.scm\")' -b '(load \"$work/gui2.scm\")'" >>"$work/log" 2>&1 &
+        -b '(load \"$work/gui1.scm\")' -b '(load \"$work/gui2.scm\")'" >"$work/log" 2>&1 &
     ;;
 esac
 gimp=$!
@@ -65,14 +73,13 @@ result () { # ok name detail
 # wait_for WHAT SECONDS COMMAND...: bounded by SECONDS and by GIMP's life; a
 # wait that fails is a failed check that names what was awaited.
 wait_for () {
-  local what=$1 limit=$2 why
+  local what=$1 limit=$2
   shift 2
-  why=$(wait_until "$limit" "$gimp" "$what" "$@" 2>&1) && return 0
-  result 0 "$why"
+  wait_until "$limit" "$gimp" "$what" "$@" 2>"$work/why" && return 0
+  result 0 "$(cat "$work/why")"
   return 1
 }
 file_written () { [ -s "$1" ]; }
-window_gone () { ! x xdotool getwindowname "$1" >/dev/null 2>&1; }
 
 # 1. The dialog opens; Cancel leaves the image untouched.
 if wait_for "the dialog window '$title'" 240 find_window "$title"; then
@@ -80,7 +87,6 @@ if wait_for "the dialog window '$title'" 240 find_window "$title"; then
   sleep 2
   x import -window root "$artifacts/$shot-dialog.png"
   x xdotool windowfocus --sync "$win"; x xdotool key Escape
-  wait_for "the dialog to close after Escape" 20 window_gone "$win"
 fi
 wait_for "the image saved after Cancel" 60 file_written "$work/cancelled.png"
 
@@ -98,7 +104,6 @@ if wait_for "the dialog window '$title', opened again" 120 find_window "$title";
   result $([ "${changed%.*}" -gt 2000 ] 2>/dev/null && echo 1 || echo 0) \
     "preview changes when sigma changes" "$changed pixels of the dialog changed"
   x xdotool windowfocus --sync "$win"; x xdotool key alt+o
-  wait_for "the dialog to close after OK" 20 window_gone "$win"
 fi
 wait_for "the image saved after OK" 60 file_written "$work/after.png"
 x import -window root "$artifacts/$shot-after-ok.png"

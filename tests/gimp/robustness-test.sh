@@ -8,13 +8,14 @@
 # be untouched both times).  The kill and the Cancel act while the plug-in is
 # known to be in mid-blur: GBLUR_FAULT=stall holds it at a progress step and
 # it says so in the log; nothing here depends on the machine's speed.
-#   tests/gimp/robustness-test.sh 2 BUILDDIR | 3.0 | 3.2
+#   tests/gimp/robustness-test.sh 2 BUILDDIR | 3.0|3.2 [-|DIR]   (DIR: built there in
+#                                                 the chroot; -: built now)
 # Ends with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$here/common.sh"
-gimp_version "${1:?usage: robustness-test.sh 2 BUILDDIR | 3.0 | 3.2}"
+gimp_version "${1:?usage: robustness-test.sh 2 BUILDDIR | 3.0|3.2 [-|DIR]}"
 PY=/usr/bin/python3
 base=$(mktemp -d /tmp/cgb-robust$version.XXXXXX)
 mkdir -p "$base/plug-in"
@@ -22,9 +23,8 @@ mkdir -p "$base/plug-in"
 if [ "$version" = 2 ]; then
   cp "${2:?BUILDDIR needed}/plugin/cuda-gaussian-blur" "$base/plug-in/" || exit 1
 else
-  build_in_gimp3 "$base" /build-gimp$version-robust plugin/cuda-gaussian-blur &&
-    in_gimp3 "$base" "cp /build-gimp$version-robust/plugin/cuda-gaussian-blur $base/plug-in/" \
-    || { echo "FAIL: the plug-in did not build for GIMP $version"; exit 1; }
+  gimp3_build "$base" "${2:--}" /build-gimp$version-robust &&
+    in_gimp3 "$base" "cp $plugin_dir/plugin/cuda-gaussian-blur $base/plug-in/" || exit 1
 fi
 
 run_gimp () { # work fault [gui]

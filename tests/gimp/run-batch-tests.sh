@@ -6,6 +6,7 @@
 #                                              system-wide (the Debian package)
 #   tests/gimp/run-batch-tests.sh 3.0|3.2      GIMP 3.0 or 3.2 in its Debian chroot
 #                                              (tests/gimp3-chroot.sh), built there
+#                                              afresh in /build-gimp3.x
 #   tests/gimp/run-batch-tests.sh 3.0 --installed   GIMP 3.0 with the plug-in installed
 #                                              in the chroot (its Debian package)
 # Prints one line per case and ends with "N passed, N failed".
@@ -34,12 +35,12 @@ case $version in
     ;;
   *)
     if [ "$build" != --installed ]; then
-      build_in_gimp3 "$work" /build-gimp$version plugin/cuda-gaussian-blur >"$work/log" 2>&1 &&
-        in_gimp3 "$work" "cp /build-gimp$version/plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/" \
-        || { echo "FAIL: the plug-in did not build for GIMP $version"; cat "$work/log"; exit 1; }
+      gimp3_build "$work" - /build-gimp$version &&
+        in_gimp3 "$work" "cp $plugin_dir/plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/" || exit 1
     fi
+    : >"$work/log"
     in_gimp3 "$work" "GIMP3_DIRECTORY=$profile $(gimp_binary console) -i \
-      --batch-interpreter=plug-in-script-fu-eval --quit -b '(load \"$work/cases.scm\")'" >>"$work/log" 2>&1
+      --batch-interpreter=plug-in-script-fu-eval --quit -b '(load \"$work/cases.scm\")'" >"$work/log" 2>&1
     rc=$?
     ;;
 esac
@@ -50,8 +51,8 @@ oneliner=$(grep -m 1 "^ *gimp-console-$major[.0-9]* " "$top/README.md" | sed 's/
 if [ -n "$oneliner" ]; then
   case $version in
     2) tmp=/tmp; run_line () { GIMP2_DIRECTORY=$profile timeout -k 10 300 sh -c "$oneliner"; } ;;
-    # The same line for either GIMP 3: only the program's name differs.
-    *) tmp=$work; oneliner=$(echo "$oneliner" | sed "s|^gimp-console-3[.0-9]*|$(gimp_binary console)|; s|/tmp/|$work/|g")
+    # Word for word but the folder: /tmp is the chroot's own.
+    *) tmp=$work; oneliner=$(echo "$oneliner" | sed "s|/tmp/|$work/|g")
        run_line () { in_gimp3 "$work" "GIMP3_DIRECTORY=$profile $oneliner"; } ;;
   esac
   cp "$work/gray8.png" "$tmp/in.png" && rm -f "$tmp/out.png"

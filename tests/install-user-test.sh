@@ -1,0 +1,70 @@
+#!/bin/sh
+# `make install-user` and plugin/install-user.sh with fake profiles: a fake
+# HOME with Flatpak GIMP profiles for 2.10, 3.0 and 3.2 (and a stray 3.2
+# file that is not a folder).  Each GIMP version must land in its own native
+# profile and in every matching Flatpak profile, and nowhere else; uninstall
+# must remove exactly that.
+#   tests/install-user-test.sh BUILDDIR     (a build with the plug-in)
+# Ends with "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?usage: install-user-test.sh BUILDDIR}" && pwd) || exit 1
+work=$(mktemp -d /tmp/cgb-install-user.XXXXXX)
+passed=0 failed=0
+result () { # ok name
+  if [ "$1" = 1 ]; then passed=$((passed + 1)); echo "PASS: $2"; else failed=$((failed + 1)); echo "FAIL: $2"; fi
+}
+plugin_in () { [ -x "$1/plug-ins/cuda-gaussian-blur/cuda-gaussian-blur" ] && \
+  [ -f "$1/plug-ins/cuda-gaussian-blur/locale/ko/LC_MESSAGES/cuda-gaussian-blur.mo" ]; }
+fresh_home () {
+  rm -rf "$work/home" && mkdir -p "$work/home"
+  for v in 2.10 3.0 3.2; do mkdir -p "$work/home/.var/app/org.gimp.GIMP/config/GIMP/$v"; done
+}
+flatpak=.var/app/org.gimp.GIMP/config/GIMP
+# Installs for GIMP version $1 with the script; checks where it went.
+check_version () {
+  fresh_home
+  out=$(HOME=$work/home XDG_CONFIG_HOME= sh "$top/plugin/install-user.sh" install \
+        "$build/plugin/cuda-gaussian-blur" "$build/po/locale" "$1" 2>&1)
+  expect=".config/GIMP/$1"
+  case $1 in 2.10) expect="$expect $flatpak/2.10" ;; 3.*) expect="$expect $flatpak/3.0 $flatpak/3.2" ;; esac
+  ok=1
+  for p in .config/GIMP/2.10 .config/GIMP/3.0 .config/GIMP/3.2 $flatpak/2.10 $flatpak/3.0 $flatpak/3.2; do
+    want=0; case " $expect " in *" $p "*) want=1 ;; esac
+    got=0; plugin_in "$work/home/$p" && got=1
+    [ $want = $got ] || { ok=0; echo "  $p: expected $want, found $got"; }
+    [ $want = 1 ] && ! echo "$out" | grep -q -F "Installed in $work/home/$p/plug-ins/cuda-gaussian-blur" \
+      && { ok=0; echo "  $p not named in the output: $out"; }
+  done
+  result $ok "GIMP $1: native profile and the matching Flatpak profiles ($expect)"
+  HOME=$work/home sh "$top/plugin/install-user.sh" uninstall \
+    "$build/plugin/cuda-gaussian-blur" "$build/po/locale" "$1" >/dev/null 2>&1
+  left=$(find "$work/home" -name cuda-gaussian-blur -type f | wc -l)
+  result $([ "$left" = 0 ] && echo 1 || echo 0) "GIMP $1: uninstall leaves no copy ($left left)"
+}
+for v in 2.10 3.0 3.2; do check_version $v; done
+
+# GIMP3_DIRECTORY / GIMP2_DIRECTORY move the native profile, as in GIMP.
+fresh_home
+HOME=$work/home GIMP3_DIRECTORY=$work/elsewhere sh "$top/plugin/install-user.sh" install \
+  "$build/plugin/cuda-gaussian-blur" "$build/po/locale" 3.2 >/dev/null
+result $(plugin_in "$work/elsewhere" && ! plugin_in "$work/home/.config/GIMP/3.2" && echo 1 || echo 0) \
+  "GIMP3_DIRECTORY chooses the native profile"
+
+# No Flatpak GIMP: only the native profile.
+rm -rf "$work/home" && mkdir -p "$work/home"
+HOME=$work/home sh "$top/plugin/install-user.sh" install \
+  "$build/plugin/cuda-gaussian-blur" "$build/po/locale" 3.0 >/dev/null
+result $([ "$(find "$work/home" -name cuda-gaussian-blur -type f | wc -l)" = 1 ] \
+  && plugin_in "$work/home/.config/GIMP/3.0" && echo 1 || echo 0) "without a Flatpak GIMP: the native profile only"
+
+# make install-user in the build: the version it was configured for.
+fresh_home
+version=$(sed -n 's/^GIMP_USER_VERSION = //p' "$build/Makefile")
+HOME=$work/home XDG_CONFIG_HOME= make -s -C "$build" install-user >"$work/make.out" 2>&1
+result $(plugin_in "$work/home/.config/GIMP/$version" && grep -q "Installed in" "$work/make.out" \
+  && echo 1 || echo 0) "make install-user (GIMP $version build): $(grep -c 'Installed in' "$work/make.out") folders"
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ] && rm -rf "$work"
+[ $failed -eq 0 ]
