@@ -3,10 +3,11 @@
 # the profile of the GIMP it was built for, and the Flatpak GIMP's profile of
 # every matching version that exists.  Prints each folder it wrote.
 #   plugin/install-user.sh install|uninstall PROGRAM LOCALEDIR GIMP_VERSION
-# GIMP_VERSION is the one built for: 2.10, 3.0 or 3.2.  GIMP's own variables
-# (GIMP2_DIRECTORY, GIMP3_DIRECTORY) and XDG_CONFIG_HOME move the profile, as
-# they do for GIMP.  A GIMP 3 plug-in serves every GIMP 3.x (one libgimp API),
-# so it goes into each Flatpak 3.x profile; a GIMP 2.10 one only into 2.10's.
+# GIMP_VERSION is the one built for: 2.10, 3.0 or 3.2.  XDG_CONFIG_HOME moves
+# the profile as it does for GIMP; GIMP2_DIRECTORY / GIMP3_DIRECTORY name one
+# profile, and then only that one is written (quickstart.sh's throwaway
+# profile).  A GIMP 3 plug-in serves every GIMP 3.x (one libgimp API), so it
+# goes into each Flatpak 3.x profile; a GIMP 2.10 one only into 2.10's.
 set -eu
 action=${1:?usage: install-user.sh install|uninstall PROGRAM LOCALEDIR GIMP_VERSION}
 program=$2 localedir=$3 gimp=$4
@@ -14,10 +15,12 @@ name=cuda-gaussian-blur
 home=${HOME:?HOME is not set}
 
 case $gimp in
-  2.*) native=${GIMP2_DIRECTORY:-${XDG_CONFIG_HOME:-$home/.config}/GIMP/$gimp}; flatpak_versions="2.10" ;;
-  3.*) native=${GIMP3_DIRECTORY:-${XDG_CONFIG_HOME:-$home/.config}/GIMP/$gimp}; flatpak_versions="3.*" ;;
+  2.*) chosen=${GIMP2_DIRECTORY:-}; flatpak_versions="2.10" ;;
+  3.*) chosen=${GIMP3_DIRECTORY:-}; flatpak_versions="3.*" ;;
   *) echo "install-user: unknown GIMP version '$gimp'" >&2; exit 2 ;;
 esac
+native=${chosen:-${XDG_CONFIG_HOME:-$home/.config}/GIMP/$gimp}
+[ -n "$chosen" ] && flatpak_versions=""
 
 profiles=$native
 flatpak=$home/.var/app/org.gimp.GIMP/config/GIMP

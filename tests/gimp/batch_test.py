@@ -17,8 +17,11 @@ import os
 import re
 import sys
 
-import cv2
 import numpy as np
+try:
+    import cv2
+except ImportError:   # the GPU machine has Pillow, not OpenCV: 8-bit images only
+    cv2 = None
 
 W, H = 96, 80
 RNG = np.random.default_rng(20261129)
@@ -47,20 +50,37 @@ def pattern(h, w, c):
 
 def write_inputs(work):
     g = pattern(H, W, 1)
-    cv2.imwrite(f"{work}/gray8.png", np.round(g[..., 0] * 255).astype(np.uint8))
+    imwrite(f"{work}/gray8.png", np.round(g[..., 0] * 255).astype(np.uint8))
     rgba = pattern(H, W, 4)
     a = rgba[..., 3]
     a[:, :12] = 0.0            # fully transparent columns with hidden colour
     a[:, -12:] = 1.0           # and opaque ones
     rgba8 = np.round(rgba * 255).astype(np.uint8)
-    cv2.imwrite(f"{work}/rgba8.png", rgba8[..., [2, 1, 0, 3]])
+    imwrite(f"{work}/rgba8.png", rgba8[..., [2, 1, 0, 3]])
     rgb16 = np.round(pattern(H, W, 3) * 65535).astype(np.uint16)
-    cv2.imwrite(f"{work}/rgb16.png", rgb16[..., ::-1])
-    cv2.imwrite(f"{work}/grayf.tif", pattern(H, W, 1)[..., 0].astype(np.float32))
-    cv2.imwrite(f"{work}/rgb1x1.png", np.array([[[40, 160, 220]]], np.uint8))
+    imwrite(f"{work}/rgb16.png", rgb16[..., ::-1])
+    imwrite(f"{work}/grayf.tif", pattern(H, W, 1)[..., 0].astype(np.float32))
+    imwrite(f"{work}/rgb1x1.png", np.array([[[40, 160, 220]]], np.uint8))
+
+
+def imwrite(path, img):
+    """Writes img, given in OpenCV's channel order (BGR, BGRA)."""
+    if cv2 is not None:
+        cv2.imwrite(path, img)
+        return
+    from PIL import Image
+    rgb = img if img.ndim == 2 else img[..., [2, 1, 0, 3][:img.shape[2]]]
+    Image.fromarray(np.ascontiguousarray(rgb)).save(path)
 
 
 def read(path):
+    """The image at path as H x W x C, channels in RGB(A) order."""
+    if cv2 is None:
+        from PIL import Image
+        if not os.path.exists(path):
+            raise FileNotFoundError(path)
+        img = np.array(Image.open(path))
+        return img[..., None] if img.ndim == 2 else img
     img = cv2.imread(path, cv2.IMREAD_UNCHANGED)
     if img is None:
         raise FileNotFoundError(path)
@@ -438,7 +458,7 @@ def translation(lang, msgid):
 
 
 def write_gui_scheme(version, work):
-    cv2.imwrite(f"{work}/in.png", np.round(pattern(240, 320, 3) * 255).astype(np.uint8))
+    imwrite(f"{work}/in.png", np.round(pattern(240, 320, 3) * 255).astype(np.uint8))
     path = f"{work}/in.png"
     if version == "3":
         call = ("(catch #f (plug-in-cuda-gaussian-blur #:run-mode RUN-INTERACTIVE #:image img "
@@ -510,7 +530,7 @@ def write_robust_scheme(version, work, scenario):
     body = ""
     if scenario == "cancel":   # GUI: Cancel pressed while the plug-in stalls in mid-blur
         big = RNG.integers(0, 256, (1500, 2000, 4), dtype=np.uint8)
-        cv2.imwrite(f"{work}/big.png", big)
+        imwrite(f"{work}/big.png", big)
         body = (f"(let* ({scm_load(version, f'{work}/big.png')})\n"
                 f"  (gimp-display-new img)\n"
                 f"  {scm_save(version, 'img', 'drw', f'{work}/before.png')}\n"
@@ -520,7 +540,7 @@ def write_robust_scheme(version, work, scenario):
     elif scenario in FAULT_SCENARIOS or scenario == "kill":
         big = pattern(1500, 2000, 4 if scenario == "kill" else 1)
         name = "big.png"
-        cv2.imwrite(f"{work}/{name}", np.round(big[..., [2, 1, 0, 3]] * 255).astype(np.uint8)
+        imwrite(f"{work}/{name}", np.round(big[..., [2, 1, 0, 3]] * 255).astype(np.uint8)
                     if scenario == "kill" else np.round(big[..., 0] * 255).astype(np.uint8))
         sigma = 5 if scenario == "kill" else 2
         body = (f"(let* ({scm_load(version, f'{work}/{name}')})\n"

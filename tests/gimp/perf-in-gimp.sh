@@ -4,7 +4,7 @@
 #   tests/gimp/perf-in-gimp.sh 2 BUILDDIR   GIMP 2.10 on this machine, with the plug-in
 #                                           and its copy-only twin built in BUILDDIR
 #                                           (configured for GIMP 2; made here if missing)
-#   tests/gimp/perf-in-gimp.sh 3            GIMP 3.0 in the Debian 13 chroot
+#   tests/gimp/perf-in-gimp.sh 3.0|3.2      GIMP 3.0 or 3.2 in its Debian chroot
 #                                           (tests/gimp3-chroot.sh), built there
 #
 # For each format (8-bit gray, 8-bit RGBA; a photo-like SIZE² picture loaded
@@ -35,7 +35,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-version=${1:?usage: perf-in-gimp.sh 2 BUILDDIR | 3}
+. "$here/common.sh"
+gimp_version "${1:?usage: perf-in-gimp.sh 2 BUILDDIR | 3.0|3.2}" >&2
 size=${PERF_SIZE:-4096}
 sigmas=${PERF_SIGMAS:-2 10 30 100}
 reps=${PERF_REPS:-3}
@@ -51,7 +52,7 @@ mkdir -p "$profile/plug-ins/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian
   "$profile/plug-ins/$serial"
 
 for fmt in $formats; do
-  $PY "$here/perf_in_gimp.py" prepare "$version" "$work" "$size" "$fmt" "$sigmas" "$reps" || exit 1
+  $PY "$here/perf_in_gimp.py" prepare "$major" "$work" "$size" "$fmt" "$sigmas" "$reps" || exit 1
 done
 
 case $version in
@@ -66,9 +67,9 @@ case $version in
       env $extra_env GIMP2_DIRECTORY=$profile gimp-console-2.10 -i -b "(load \"$1\")" -b '(gimp-quit 0)' >"$2" 2>&1
     }
     ;;
-  3)
-    build3=/build-gimp3-perf
-    GIMP3_CHROOT_BIND=$work "$top/tests/gimp3-chroot.sh" sh -c "
+  *)
+    build3=/build-gimp$version-perf
+    in_gimp3 "$work" "
       set -e
       rm -rf $build3 && mkdir -p $build3 && cd $build3
       /src/configure --with-gimp=3 --without-cuda >configure.out
@@ -79,12 +80,11 @@ case $version in
       cp tests/gimp/cuda-gaussian-blur-copy-only $profile/plug-ins/$serial/$serial" \
       >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
     run_gimp () { # script log
-      GIMP3_CHROOT_BIND=$work "$top/tests/gimp3-chroot.sh" sh -c "env $extra_env GIMP3_DIRECTORY=$profile \
-        gimp-console-3.0 -i --batch-interpreter=plug-in-script-fu-eval --quit -b '(load \"$1\")'" \
+      in_gimp3 "$work" "env $extra_env GIMP3_DIRECTORY=$profile \
+        $(gimp_binary console) -i --batch-interpreter=plug-in-script-fu-eval --quit -b '(load \"$1\")'" \
         >"$2" 2>&1
     }
     ;;
-  *) echo "GIMP version must be 2 or 3" >&2; exit 2 ;;
 esac
 
 logs=""
@@ -97,7 +97,7 @@ for run in $(seq "$runs"); do
   done
 done
 
-$PY "$here/perf_in_gimp.py" table "$version" $logs
+$PY "$here/perf_in_gimp.py" table "$major" $logs
 rc=$?
 echo "(logs in $work)"
 exit $rc

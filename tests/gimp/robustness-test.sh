@@ -10,13 +10,16 @@
 # it says so in the log; nothing here depends on the machine's speed.
 #   tests/gimp/robustness-test.sh 2 BUILDDIR | 3.0|3.2 [-|DIR]   (DIR: built there in
 #                                                 the chroot; -: built now)
+# ROBUST_SCENARIOS picks scenarios (default: all); GIMP2_CONSOLE is GIMP
+# 2.10's console program (default gimp-console-2.10; on the GPU machine, the
+# relocatable GIMP's run-gimp.sh).
 # Ends with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$here/common.sh"
 gimp_version "${1:?usage: robustness-test.sh 2 BUILDDIR | 3.0|3.2 [-|DIR]}"
-PY=/usr/bin/python3
+PY=${PYTHON:-/usr/bin/python3}   # Debian's, with OpenCV (PYTHON: another with numpy and Pillow)
 base=$(mktemp -d /tmp/cgb-robust$version.XXXXXX)
 mkdir -p "$base/plug-in"
 
@@ -38,7 +41,7 @@ run_gimp () { # work fault [gui]
         timeout -k 10 "$GIMP_RUN_LIMIT" gimp-2.10 --no-splash -b "(load \"$work/robust.scm\")" >"$work/log" 2>&1
     else
       env ${fault:+GBLUR_FAULT=$fault} GIMP2_DIRECTORY="$work/profile" CUDA_GBLUR_VERBOSE=1 \
-        timeout -k 10 "$GIMP_RUN_LIMIT" gimp-console-2.10 -i -b "(load \"$work/robust.scm\")" -b '(gimp-quit 0)' \
+        timeout -k 10 "$GIMP_RUN_LIMIT" ${GIMP2_CONSOLE:-gimp-console-2.10} -i -b "(load \"$work/robust.scm\")" -b '(gimp-quit 0)' \
         >"$work/log" 2>&1
     fi
   elif [ -n "$gui" ]; then
@@ -65,6 +68,7 @@ passed=0 failed=0
 # test does not drive: there the killed plug-in stands for a cancel.
 scenarios="fault-cpu-stripe fault-cpu-alloc fault-host-alloc fault-cuda-init huge kill"
 [ "$version" = 2 ] && scenarios="$scenarios cancel"
+scenarios=${ROBUST_SCENARIOS:-$scenarios}
 for scenario in $scenarios; do
   work=$base/$scenario
   mkdir -p "$work"
