@@ -45,8 +45,10 @@ if [ ! -f "$root/.ready" ]; then
   umount "$root/proc" 2>/dev/null || true
   touch "$root/.ready"
 fi
-# What later versions of this script added to the package list.
-if ! chroot "$root" dpkg-query -W $packages >/dev/null 2>&1; then apt_install || exit 1; fi
+# What later versions of this script added to the package list (dpkg-query
+# -W alone also succeeds for packages that are known but not installed).
+installed=$(chroot "$root" dpkg-query -W -f='${db:Status-Status} ${Package}\n' $packages 2>/dev/null | grep -c '^installed ')
+[ "$installed" = "$(echo $packages | wc -w)" ] || apt_install || exit 1
 for l in $locales; do
   grep -q "^$l UTF-8" "$root/etc/locale.gen" 2>/dev/null || { echo "$l UTF-8" >>"$root/etc/locale.gen"; regen=1; }
 done

@@ -284,17 +284,23 @@ report_progress (int rows_done, int rows_total, void *data)
   return dprintf (*(int *) data, "progress\n") < 0;
 }
 
-static void
-stalled_child (int fd, gblur_backend backend)
+static const char *self_path;   /* argv[0]: this program, run again (not /proc/self/exe: valgrind's) */
+
+/* `test-faults --stall-child cpu|cuda`: a process of its own (a forked copy
+ * of a process that already used CUDA cannot use it again), reporting
+ * progress on stdout and stderr, which test_stall reads. */
+static int
+stalled_child (gblur_backend backend)
 {
+  int           fd = STDOUT_FILENO;
   gblur_engine *engine = must_engine ("stall:2", backend, 1 << 20, 1, 1);   /* small: many tiles */
   gblur_image   src = make_image (600, 2000, 1, GBLUR_U8, 0, 0);
   gblur_image   dst = make_poisoned_like (&src, 0);
   gblur_params  params = { 3.0, 0, report_progress, &fd };
 
-  dup2 (fd, STDERR_FILENO);
+  setvbuf (stdout, NULL, _IONBF, 0);
   dprintf (fd, "finished %s\n", gblur_status_name (gblur_engine_run (engine, &src, &dst, &params, NULL)));
-  _exit (0);
+  return 0;
 }
 
 /* stall:2 holds the run at its second progress report, after the first one
@@ -318,7 +324,11 @@ test_stall (gblur_backend backend)
   if (pid == 0)
     {
       close (fds[0]);
-      stalled_child (fds[1], backend);
+      dup2 (fds[1], STDOUT_FILENO);
+      dup2 (fds[1], STDERR_FILENO);
+      execl (self_path, self_path, "--stall-child",
+             backend == GBLUR_BACKEND_CUDA ? "cuda" : "cpu", (char *) NULL);
+      _exit (127);
     }
   close (fds[1]);
   pfd = (struct pollfd) { fds[0], POLLIN, 0 };
@@ -617,6 +627,9 @@ main (int argc, char **argv)
   uint64_t      seed = seed_env ? strtoull (seed_env, NULL, 0) : (uint64_t) time (NULL);
   gblur_backend backend = GBLUR_BACKEND_CPU;
 
+  self_path = argv[0];
+  if (argc == 3 && strcmp (argv[1], "--stall-child") == 0)
+    return stalled_child (strcmp (argv[2], "cuda") == 0 ? GBLUR_BACKEND_CUDA : GBLUR_BACKEND_CPU);
   for (int i = 1; i < argc; i++)
     {
       if (strcmp (argv[i], "--backend") == 0 && i + 1 < argc)

@@ -101,6 +101,8 @@ for scenario in $scenarios; do
   else
     run_gimp "$work" "$fault"
   fi
+  # Which backend ran (the GPU machine's runs must say CUDA).
+  grep -E -m 2 "^cuda-gaussian-blur: (backend|.* ms \(read, blur, write\))" "$work/log" | sed "s/^/  $scenario: /"
   if $PY "$here/batch_test.py" robust-check "$major" "$work" "$scenario" "$work/log"; then
     passed=$((passed + 1))
   else
