@@ -104,15 +104,43 @@ typedef struct {
   unsigned     flags;
 } PixelLayout;
 
-/* 8- and 16-bit data travel in their own precision with the sRGB curve (the
- * engine decodes it when blurring in linear light), so 8-bit gray moves one
- * byte per pixel.  Everything else travels as float, already linear when
- * asked.  Alpha is straight in GEGL's formats: the engine premultiplies. */
+/* Whether the image's space encodes with the sRGB curve (gray, or each RGB
+ * channel), so that the engine's own decoding is exact: babl's decoding of
+ * every 8-bit value against the sRGB formula.  Numeric rather than by name:
+ * an sRGB profile read from a file is a space of its own. */
+static gboolean
+space_has_srgb_curve (const Babl *drawable_format, gboolean gray)
+{
+  const Babl *fish = babl_fish (babl_format_with_space (gray ? "Y' u8" : "R'G'B' u8", drawable_format),
+                                babl_format_with_space (gray ? "Y float" : "RGB float", drawable_format));
+  gint        n = gray ? 1 : 3;
+  guint8      encoded[256 * 3];
+  gfloat      decoded[256 * 3];
+
+  for (gint i = 0; i < 256 * n; i++)
+    encoded[i] = (guint8) (i / n);
+  babl_process (fish, encoded, decoded, 256);
+  for (gint i = 0; i < 256 * n; i++)
+    {
+      gdouble v = (i / n) / 255.0;
+      gdouble srgb = v <= 0.04045 ? v / 12.92 : pow ((v + 0.055) / 1.055, 2.4);
+      if (fabs (decoded[i] - srgb) > 1e-5)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* 8- and 16-bit data travel in their own precision (so 8-bit gray moves one
+ * byte per pixel), encoded with the sRGB curve when that is the image's
+ * curve: the engine decodes it when blurring in linear light.  In linear
+ * light with another curve (a ProPhoto, Rec.2020 or linear profile), and for
+ * float data, babl delivers linear float in the image's own space.  Alpha is
+ * straight in GEGL's formats: the engine premultiplies. */
 static gboolean
 choose_layout (const Babl *drawable_format, gboolean linear, PixelLayout *layout, GError **error)
 {
   const Babl *type;
-  gboolean    alpha;
+  gboolean    alpha, babl_linear;
   int         colors;
   const char *model, *type_name;
   gchar      *name;
@@ -133,8 +161,12 @@ choose_layout (const Babl *drawable_format, gboolean linear, PixelLayout *layout
     layout->sample = GBLUR_U16, type_name = "u16";
   else
     layout->sample = GBLUR_F32, type_name = "float";
+  babl_linear = linear && (layout->sample == GBLUR_F32
+                           || !space_has_srgb_curve (drawable_format, colors == 1));
+  if (babl_linear)
+    layout->sample = GBLUR_F32, type_name = "float";
 
-  if (layout->sample == GBLUR_F32 && linear)
+  if (babl_linear)
     model = colors == 1 ? (alpha ? "YA" : "Y") : (alpha ? "RGBA" : "RGB");
   else
     model = colors == 1 ? (alpha ? "Y'A" : "Y'") : (alpha ? "R'G'B'A" : "R'G'B'");
@@ -143,7 +175,7 @@ choose_layout (const Babl *drawable_format, gboolean linear, PixelLayout *layout
   layout->format = babl_format_with_space (name, drawable_format);
   g_free (name);
   layout->channels = (colors == 1 ? 1 : 3) + (alpha ? 1 : 0);
-  layout->flags = (linear && layout->sample != GBLUR_F32 ? GBLUR_LINEAR_LIGHT : 0)
+  layout->flags = (linear && !babl_linear ? GBLUR_LINEAR_LIGHT : 0)
                   | (alpha ? GBLUR_PREMULTIPLY_ALPHA : 0);
   return TRUE;
 }
@@ -538,4 +570,12 @@ blur_engine_summary (gblur_engine *engine)
                                        gblur_engine_cpu_threads (engine)),
                           gblur_engine_cpu_threads (engine),
                           gblur_engine_cuda_unavailable_reason (engine));
+}
+
+const Babl *
+blur_format_in_srgb (const Babl *drawable_format)
+{
+  if (babl_format_is_palette (drawable_format))
+    return drawable_format;
+  return babl_format_with_space (babl_format_get_encoding (drawable_format), NULL);
 }

@@ -109,4 +109,9 @@ gboolean  blur_to_memory (gblur_engine        *engine,
  * "CPU: 2 threads — no CUDA device (reason)".  Free with g_free. */
 gchar    *blur_engine_summary (gblur_engine *engine);
 
+/* The drawable's pixel format in sRGB, whatever the image's profile: GIMP
+ * 2.10 does not colour-manage its filters (its own blur decodes the sRGB
+ * curve), and on 2.10 neither does this plug-in. */
+const Babl *blur_format_in_srgb (const Babl *drawable_format);
+
 #endif

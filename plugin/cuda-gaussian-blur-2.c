@@ -76,8 +76,8 @@ blur_drawable (gblur_engine *engine, gint32 drawable, const BlurValues *values, 
   gimp_progress_init (_("CUDA Gaussian Blur"));
   buffer = gimp_drawable_get_buffer (drawable);
   shadow = gimp_drawable_get_shadow_buffer (drawable);
-  ok = blur_buffer (engine, buffer, shadow, gimp_drawable_get_format (drawable), x, y, width,
-                    height, values->sigma, values->linear, show_progress, NULL, error);
+  ok = blur_buffer (engine, buffer, shadow, blur_format_in_srgb (gimp_drawable_get_format (drawable)),
+                    x, y, width, height, values->sigma, values->linear, show_progress, NULL, error);
   g_object_unref (buffer);
   g_object_unref (shadow); /* flushes the shadow before the merge */
   if (ok)

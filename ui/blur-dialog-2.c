@@ -78,7 +78,8 @@ blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
   gtk_box_pack_start (GTK_BOX (main_vbox), label, FALSE, FALSE, 0);
 
   buffer = gimp_drawable_get_buffer (drawable);
-  blur_preview_init (&state.preview, engine, buffer, gimp_drawable_get_format (drawable));
+  blur_preview_init (&state.preview, engine, buffer,
+                     blur_format_in_srgb (gimp_drawable_get_format (drawable)));
   g_object_unref (buffer);
   state.values = values;
   g_signal_connect (preview, "invalidated", G_CALLBACK (preview_invalidated), &state);
