@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Batch tests of plug-in-cuda-gaussian-blur in real GIMP (2.10 or 3.0).
+"""Batch tests of plug-in-cuda-gaussian-blur in real GIMP (2.10 or 3.x).
 
   batch_test.py prepare VERSION WORKDIR   writes inputs and WORKDIR/cases.scm
   batch_test.py check VERSION WORKDIR LOG compares outputs; prints

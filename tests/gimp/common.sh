@@ -10,7 +10,14 @@ gimp_version () {
     3.2) version=3.2; major=3 ;;
     *) echo "GIMP version must be 2, 3.0 or 3.2, not '$1'" >&2; exit 2 ;;
   esac
-  echo "== GIMP $version ($(gimp_binary console) in $(gimp_where))"
+  echo "== GIMP $version: $(gimp_release) ($(gimp_binary console) $(gimp_where))"
+}
+
+# The release that runs, as GIMP says it ("GNU Image Manipulation Program version 3.2.6").
+gimp_release () {
+  if [ "$major" = 2 ]; then timeout 60 ${GIMP2_CONSOLE:-gimp-console-2.10} --version 2>/dev/null
+  else GIMP3_CHROOT_BIND= timeout 600 "$top/tests/gimp3-chroot.sh" "$version" "$(gimp_binary console)" --version
+  fi | tail -n 1
 }
 
 # gimp_binary console|gui: the program's name for $version.
@@ -21,7 +28,7 @@ gimp_binary () {
   esac
 }
 
-gimp_where () { [ "$major" = 2 ] && echo "this machine" || echo "the chroot of tests/gimp3-chroot.sh $version"; }
+gimp_where () { [ "$major" = 2 ] && echo "on this machine" || echo "in the chroot of tests/gimp3-chroot.sh $version"; }
 
 # Longest a whole GIMP run may take before it counts as hung.
 GIMP_RUN_LIMIT=${GIMP_RUN_LIMIT:-900}
