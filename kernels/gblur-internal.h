@@ -30,7 +30,7 @@ typedef struct {
   int cpu_alloc;    /* the CPU backend's scratch allocation fails */
   int cpu_stripe;   /* the CPU backend fails before its Nth progress step */
   int host_alloc;   /* gblur_engine_alloc_host returns NULL */
-  int stall;        /* the Nth progress report of a run waits (a test acts) */
+  int stall;        /* the Nth progress report of the engine waits (a test acts) */
 } gblur_faults;
 
 /* One blur, validated, as the backends receive it.  dst is win_w x win_h. */

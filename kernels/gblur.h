@@ -126,12 +126,12 @@ typedef struct gblur_engine gblur_engine;
  *                progress step: rows_valid covers the N - 1 steps done, so
  *                N >= 2 is a failure in mid-run on any machine;
  *   host-alloc   gblur_engine_alloc_host returns NULL;
- *   stall        the Nth progress report (counted over all the engine's runs)
- *                prints "gblur: stalled
- *                at progress step N (injected fault)" on stderr and waits
- *                there for up to a minute, then goes on: a test that must act
- *                in mid-blur (kill the process, press Cancel) waits for that
- *                line instead of guessing how long the blur takes.
+ *   stall        the Nth progress report (counted over all the engine's
+ *                runs) prints "gblur: stalled at progress step N (injected
+ *                fault)" on stderr and waits there for up to a minute, then
+ *                goes on: a test that must act in mid-blur (kill the
+ *                process, press Cancel) waits for that line instead of
+ *                guessing how long the blur takes.
  * A CUDA fault is handled as a real CUDA failure: the CPU backend redoes the
  * image (result.fell_back_to_cpu), or with config.no_fallback the run fails
  * with GBLUR_E_CUDA.  CPU faults also hit a fallback's CPU run.  A site whose

@@ -105,28 +105,29 @@ typedef struct {
 } PixelLayout;
 
 /* Whether the image's space encodes with the sRGB curve (gray, or each RGB
- * channel), so that the engine's own decoding is exact: babl's decoding of
- * every 8-bit value against the sRGB formula.  Numeric rather than by name:
- * an sRGB profile read from a file is a space of its own. */
+ * channel), so that the engine's own decoding is exact: babl decodes every
+ * 8-bit value in that space and in its built-in sRGB, and they must agree.
+ * Numeric rather than by name: an sRGB profile read from a file is a space
+ * of its own. */
 static gboolean
 space_has_srgb_curve (const Babl *drawable_format, gboolean gray)
 {
-  const Babl *fish = babl_fish (babl_format_with_space (gray ? "Y' u8" : "R'G'B' u8", drawable_format),
-                                babl_format_with_space (gray ? "Y float" : "RGB float", drawable_format));
+  const char *encoded_name = gray ? "Y' u8" : "R'G'B' u8";
+  const char *linear_name = gray ? "Y float" : "RGB float";
   gint        n = gray ? 1 : 3;
   guint8      encoded[256 * 3];
-  gfloat      decoded[256 * 3];
+  gfloat      in_space[256 * 3], in_srgb[256 * 3];
 
   for (gint i = 0; i < 256 * n; i++)
     encoded[i] = (guint8) (i / n);
-  babl_process (fish, encoded, decoded, 256);
+  babl_process (babl_fish (babl_format_with_space (encoded_name, drawable_format),
+                           babl_format_with_space (linear_name, drawable_format)),
+                encoded, in_space, 256);
+  babl_process (babl_fish (babl_format (encoded_name), babl_format (linear_name)),
+                encoded, in_srgb, 256);
   for (gint i = 0; i < 256 * n; i++)
-    {
-      gdouble v = (i / n) / 255.0;
-      gdouble srgb = v <= 0.04045 ? v / 12.92 : pow ((v + 0.055) / 1.055, 2.4);
-      if (fabs (decoded[i] - srgb) > 1e-5)
-        return FALSE;
-    }
+    if (fabs (in_space[i] - in_srgb[i]) > 1e-5)
+      return FALSE;
   return TRUE;
 }
 

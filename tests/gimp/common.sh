@@ -30,6 +30,14 @@ gimp_binary () {
 
 gimp_where () { [ "$major" = 2 ] && echo "on this machine" || echo "in the chroot of tests/gimp3-chroot.sh $version"; }
 
+# gimprc_quiet PROFILE: no tips, no restored session, no welcome window
+# (GIMP 2.10 refuses the whole file for an option it does not know).
+gimprc_quiet () {
+  printf '(show-tips no)\n(restore-session no)\n' >"$1/gimprc"
+  [ "$major" = 3 ] && echo '(show-welcome-dialog no)' >>"$1/gimprc"
+  return 0
+}
+
 # Longest a whole GIMP run may take before it counts as hung.
 GIMP_RUN_LIMIT=${GIMP_RUN_LIMIT:-900}
 
@@ -82,13 +90,16 @@ wait_until () {
 # log_has FILE TEXT: FILE has a line containing TEXT.
 log_has () { grep -q -F "$2" "$1" 2>/dev/null; }
 
-# start_xvfb DISPLAY LOG: an X server of our own; sets xvfb (its pid) and
-# DISPLAY, and waits until it answers.
+# start_xvfb LOG: an X server of our own, on a display it finds free (so that
+# suites can run side by side); sets xvfb (its pid) and DISPLAY, and waits
+# until it answers.
 start_xvfb () {
-  Xvfb "$1" -screen 0 1280x1024x24 -nolisten tcp >"$2" 2>&1 &
+  rm -f "$1.display"
+  Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp 3>"$1.display" >"$1" 2>&1 &
   xvfb=$!
-  export DISPLAY=$1
-  wait_until 30 $xvfb "the X server $1" x_answers
+  wait_until 30 $xvfb "the X server to choose a display" test -s "$1.display" || return 1
+  export DISPLAY=:$(head -n 1 "$1.display")
+  wait_until 30 $xvfb "the X server $DISPLAY" x_answers
 }
 x_answers () { timeout 5 xdotool getdisplaygeometry >/dev/null 2>&1; }
 

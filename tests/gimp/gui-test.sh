@@ -28,7 +28,7 @@ suffix=${lang:+-$lang}
 shot=gimp$version$suffix
 
 $PY "$here/batch_test.py" gui-prepare "$major" "$work" || exit 1
-printf '(show-tips no)\n(restore-session no)\n(show-welcome-dialog no)\n' >"$work/profile/gimprc"
+gimprc_quiet "$work/profile"
 # GIMP 3 also welcomes a profile that an older version (or none) wrote: say
 # this one wrote it, or the welcome window takes the dialog's keys.
 if [ "$major" = 3 ]; then
@@ -37,7 +37,7 @@ if [ "$major" = 3 ]; then
 fi
 
 # A display of our own.
-start_xvfb ":$((70 + $(echo "$version" | tr -d .)))" "$work/xvfb.log" || exit 1
+start_xvfb "$work/xvfb.log" || exit 1
 
 locale_env=""
 [ -n "$lang" ] && locale_env="LANG=$($PY "$here/batch_test.py" locale "$lang") LANGUAGE=$lang"
@@ -80,23 +80,31 @@ wait_for () {
   return 1
 }
 file_written () { [ -s "$1" ]; }
+# The preview draws what the plug-in reports ("cuda-gaussian-blur: preview
+# WxH sigma S: T ms", CUDA_GBLUR_VERBOSE): wait for reports, not for time.
+previews () { grep -c "cuda-gaussian-blur: preview " "$work/log" 2>/dev/null; }
+previews_more_than () { [ "$(previews)" -gt "$1" ]; }
+settle () { sleep 0.5; }   # a reported preview is queued for drawing: let GTK paint it
 
 # 1. The dialog opens; Cancel leaves the image untouched.
-if wait_for "the dialog window '$title'" 240 find_window "$title"; then
+if wait_for "the dialog window '$title'" 240 find_window "$title" &&
+   wait_for "the dialog's first preview" 60 previews_more_than 0; then
   result 1 "dialog window '$title' appears"
-  sleep 2
+  settle
   x import -window root "$artifacts/$shot-dialog.png"
   x xdotool windowfocus --sync "$win"; x xdotool key Escape
 fi
 wait_for "the image saved after Cancel" 60 file_written "$work/cancelled.png"
 
 # 2. Open again, change sigma on the spin button, watch the preview, OK.
-if wait_for "the dialog window '$title', opened again" 120 find_window "$title"; then
-  sleep 2
+seen=$(previews)
+if wait_for "the dialog window '$title', opened again" 120 find_window "$title" &&
+   wait_for "the second dialog's first preview" 60 previews_more_than "$seen"; then
+  settle
   x import -window "$win" "$work/before-change.png"
   x xdotool windowfocus --sync "$win"
-  x xdotool key alt+i; sleep 0.3; x xdotool key ctrl+a; x xdotool type "8"; x xdotool key Tab
-  sleep 2
+  x xdotool key alt+i; x xdotool key ctrl+a; x xdotool type "8"; x xdotool key Tab
+  wait_for "the preview at the typed sigma" 60 log_has "$work/log" "sigma 8:" && settle
   x import -window "$win" "$work/after-change.png"
   cp "$work/after-change.png" "$artifacts/$shot-dialog-window.png"
   x import -window root "$artifacts/$shot-dialog-sigma8.png"
@@ -120,7 +128,8 @@ x import -window root "$artifacts/$shot-after-undo.png"
 
 # GIMP quits by itself (gui2.scm); do not wait for ever.
 wait_until 30 "" "GIMP to quit" sh -c "! kill -0 $gimp 2>/dev/null" 2>/dev/null
-kill $gimp 2>/dev/null; pkill -f "$(gimp_binary gui)" 2>/dev/null
+# This test's GIMP only: its command line names this test's scripts.
+kill $gimp 2>/dev/null; pkill -f "$work/gui1.scm" 2>/dev/null
 kill $xvfb 2>/dev/null
 
 # The menu label in the test's language, as GIMP shows it: GIMP 3 keeps the

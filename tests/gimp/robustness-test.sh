@@ -34,7 +34,7 @@ run_gimp () { # work fault [gui]
   local work=$1 fault=$2 gui=${3:-}
   mkdir -p "$work/profile/plug-ins/cuda-gaussian-blur"
   cp "$base/plug-in/cuda-gaussian-blur" "$work/profile/plug-ins/cuda-gaussian-blur/"
-  [ -n "$gui" ] && printf '(show-tips no)\n(restore-session no)\n(show-welcome-dialog no)\n' >"$work/profile/gimprc"
+  [ -n "$gui" ] && gimprc_quiet "$work/profile"
   if [ "$version" = 2 ]; then
     if [ -n "$gui" ]; then
       env ${fault:+GBLUR_FAULT=$fault} GIMP2_DIRECTORY="$work/profile" CUDA_GBLUR_VERBOSE=1 \
@@ -84,7 +84,7 @@ for scenario in $scenarios; do
     fi
     wait $gimp
   elif [ "$scenario" = cancel ]; then
-    start_xvfb ":$((80 + major))" "$work/xvfb.log" >>"$work/log" 2>&1
+    start_xvfb "$work/xvfb.log" 2>>"$work/log"
     run_gimp "$work" "$fault" gui &
     gimp=$!
     # Once the plug-in stalls in mid-blur, press Cancel in GIMP's progress window.
@@ -96,7 +96,7 @@ for scenario in $scenarios; do
       x xdotool mousemove $((X + WIDTH - 50)) $((Y + HEIGHT - 25)) click 1 && touch "$work/cancel.marker"
     fi
     wait_until 120 "" "GIMP to quit after Cancel" sh -c "! kill -0 $gimp 2>/dev/null" 2>>"$work/log"
-    kill $gimp 2>/dev/null; kill $xvfb 2>/dev/null
+    kill $gimp 2>/dev/null; pkill -f "$work/robust.scm" 2>/dev/null; kill $xvfb 2>/dev/null
     unset DISPLAY
   else
     run_gimp "$work" "$fault"
