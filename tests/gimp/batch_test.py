@@ -167,7 +167,7 @@ def blur(a, sigma):
 def expected(stored, scale, sigma, linear, float_stored_linear=False, curve=None):
     """What the plug-in must produce, in the stored units (unrounded); curve:
     the (decode, encode) pair of the image's space, default sRGB's."""
-    to_linear, from_linear = curve or (globals()["to_linear"], globals()["from_linear"])
+    decode, encode = curve or (to_linear, from_linear)
     x = stored.astype(np.float64) / scale
     c = x.shape[2]
     alpha = c in (2, 4)
@@ -176,11 +176,11 @@ def expected(stored, scale, sigma, linear, float_stored_linear=False, curve=None
         # The plug-in blurs linear values when linear is on, perceptual
         # (sRGB-encoded) ones when off; GIMP converts from/to what is stored.
         if float_stored_linear and not linear:
-            x[..., colors] = from_linear(x[..., colors])
+            x[..., colors] = encode(x[..., colors])
         elif not float_stored_linear and linear:
-            x[..., colors] = to_linear(x[..., colors])
+            x[..., colors] = decode(x[..., colors])
     elif linear:
-        x[..., colors] = to_linear(x[..., colors])
+        x[..., colors] = decode(x[..., colors])
     if alpha:
         x[..., colors] *= x[..., -1:]
     y = blur(x, sigma)
@@ -189,13 +189,13 @@ def expected(stored, scale, sigma, linear, float_stored_linear=False, curve=None
         y[..., colors] = np.where(a > 0, y[..., colors] / np.where(a > 0, a, 1), 0)
     if scale == 1.0:
         if float_stored_linear and not linear:
-            y[..., colors] = to_linear(y[..., colors])
+            y[..., colors] = decode(y[..., colors])
         elif not float_stored_linear and linear:
-            y[..., colors] = from_linear(y[..., colors])
+            y[..., colors] = encode(y[..., colors])
         return y
     y = np.clip(y, 0, 1)
     if linear:
-        y[..., colors] = from_linear(y[..., colors])
+        y[..., colors] = encode(y[..., colors])
     return y * scale
 
 

@@ -1,7 +1,8 @@
 # Sourced by the GIMP test scripts: which GIMP to test, how to run it, and
 # waits that always end.  Needs $top (the source tree).
 
-# gimp_version ARG: sets version (2, 3.0 or 3.2) and major (2 or 3).  GIMP 2.10
+# gimp_version ARG: sets version (2, 3.0 or 3.2), major (2 or 3) and release
+# (what GIMP says of itself).  GIMP 2.10
 # is this machine's; GIMP 3.x runs in a Debian chroot (tests/gimp3-chroot.sh).
 gimp_version () {
   case $1 in
@@ -10,7 +11,8 @@ gimp_version () {
     3.2) version=3.2; major=3 ;;
     *) echo "GIMP version must be 2, 3.0 or 3.2, not '$1'" >&2; exit 2 ;;
   esac
-  echo "== GIMP $version: $(gimp_release) ($(gimp_binary console) $(gimp_where))"
+  release=$(gimp_release)
+  echo "== GIMP $version: $release ($(gimp_binary console) $(gimp_where))"
 }
 
 # The release that runs, as GIMP says it ("GNU Image Manipulation Program version 3.2.6").

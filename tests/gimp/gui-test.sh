@@ -32,8 +32,7 @@ gimprc_quiet "$work/profile"
 # GIMP 3 also welcomes a profile that an older version (or none) wrote: say
 # this one wrote it, or the welcome window takes the dialog's keys.
 if [ "$major" = 3 ]; then
-  release=$(in_gimp3 "$work" "$(gimp_binary console) --version" | sed -n 's/.* version \([0-9.]*\).*/\1/p')
-  echo "(config-version \"$release\")" >>"$work/profile/gimprc"
+  echo "(config-version \"${release##* }\")" >>"$work/profile/gimprc"
 fi
 
 # A display of our own.
