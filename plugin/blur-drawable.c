@@ -8,6 +8,7 @@
 #include <libgimp/gimp.h>
 
 #include "blur-drawable.h"
+#include "tone-curve.h"
 
 G_DEFINE_QUARK (cuda-gaussian-blur-error-quark, blur_error)
 
@@ -98,10 +99,12 @@ blur_engine_new (GError **error)
 
 /* How the engine sees the drawable's pixels. */
 typedef struct {
-  const Babl  *format;   /* what GEGL converts to and from */
-  gblur_sample sample;
-  int          channels;
-  unsigned     flags;
+  const Babl      *format;   /* what GEGL converts to and from */
+  const ToneCurve *curve;    /* when set: format is u16, decoded to float for the engine */
+  gblur_sample     sample;
+  int              channels;
+  gboolean         alpha;
+  unsigned         flags;
 } PixelLayout;
 
 /* Whether the image's space encodes with the sRGB curve (gray, or each RGB
@@ -135,8 +138,10 @@ space_has_srgb_curve (const Babl *drawable_format, gboolean gray)
  * byte per pixel), encoded with the sRGB curve when that is the image's
  * curve: the engine decodes it when blurring in linear light.  In linear
  * light with another curve (a ProPhoto, Rec.2020 or linear profile), and for
- * float data, babl delivers linear float in the image's own space.  Alpha is
- * straight in GEGL's formats: the engine premultiplies. */
+ * float data, babl delivers linear float in the image's own space; except
+ * 16-bit data, which the profile's own curve decodes (babl's is too coarse
+ * for 16 bits: tone-curve.h).  Alpha is straight in GEGL's formats: the
+ * engine premultiplies. */
 static gboolean
 choose_layout (const Babl *drawable_format, gboolean linear, PixelLayout *layout, GError **error)
 {
@@ -164,10 +169,15 @@ choose_layout (const Babl *drawable_format, gboolean linear, PixelLayout *layout
     layout->sample = GBLUR_F32, type_name = "float";
   babl_linear = linear && (layout->sample == GBLUR_F32
                            || !space_has_srgb_curve (drawable_format, colors == 1));
+  layout->curve = NULL;
+  if (babl_linear && layout->sample == GBLUR_U16)
+    layout->curve = tone_curve_for_format (drawable_format, colors);
   if (babl_linear)
-    layout->sample = GBLUR_F32, type_name = "float";
+    layout->sample = GBLUR_F32;
+  if (babl_linear && !layout->curve)
+    type_name = "float";
 
-  if (babl_linear)
+  if (babl_linear && !layout->curve)
     model = colors == 1 ? (alpha ? "YA" : "Y") : (alpha ? "RGBA" : "RGB");
   else
     model = colors == 1 ? (alpha ? "Y'A" : "Y'") : (alpha ? "R'G'B'A" : "R'G'B'");
@@ -176,6 +186,7 @@ choose_layout (const Babl *drawable_format, gboolean linear, PixelLayout *layout
   layout->format = babl_format_with_space (name, drawable_format);
   g_free (name);
   layout->channels = (colors == 1 ? 1 : 3) + (alpha ? 1 : 0);
+  layout->alpha = alpha;
   layout->flags = (linear && !babl_linear ? GBLUR_LINEAR_LIGHT : 0)
                   | (alpha ? GBLUR_PREMULTIPLY_ALPHA : 0);
   return TRUE;
@@ -199,6 +210,45 @@ relay_progress (int rows_done, int rows_total, void *user_data)
   return 0;
 }
 
+/* Bytes per pixel of the engine's images (the GEGL format's may be fewer). */
+static gint
+layout_bytes_per_pixel (const PixelLayout *layout)
+{
+  static const gint sample_bytes[] = { [GBLUR_U8] = 1, [GBLUR_U16] = 2, [GBLUR_F32] = 4 };
+
+  return layout->channels * sample_bytes[layout->sample];
+}
+
+/* Reads `rect` of `buffer` into rows at `data`, as the engine takes them. */
+static void
+read_rows (GeglBuffer *buffer, const GeglRectangle *rect, const PixelLayout *layout,
+           guchar *data, gsize stride)
+{
+  gegl_buffer_get (buffer, rect, 1.0, layout->format, data, stride, GEGL_ABYSS_CLAMP);
+  if (layout->curve)
+    for (gint row = 0; row < rect->height; row++)
+      tone_curve_decode (layout->curve, data + row * stride, rect->width, layout->alpha);
+}
+
+/* Converts the engine's rows at `data` to layout->format, in place. */
+static void
+encode_rows (const PixelLayout *layout, guchar *data, gsize stride, gint width, gint height)
+{
+  if (layout->curve)
+    for (gint row = 0; row < height; row++)
+      tone_curve_encode (layout->curve, data + row * stride, width, layout->alpha);
+}
+
+/* Writes the engine's rows at `data` (converted in place) into `rect` of `shadow`. */
+static void
+write_rows (GeglBuffer *shadow, const GeglRectangle *rect, const PixelLayout *layout,
+            guchar *data, gsize stride)
+{
+  encode_rows (layout, data, stride, rect->width, rect->height);
+  gegl_buffer_set (shadow, rect, 0, layout->format, data, stride);
+  gegl_buffer_flush (shadow);
+}
+
 /* The rectangle to read for `roi`: grown by the blur radius r, clamped to
  * the buffer (beyond it the engine clamps as a whole-image blur would); and
  * packed images in layout->format, from the engine's allocator, for it
@@ -210,7 +260,7 @@ alloc_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layou
               gblur_image *out, GError **error)
 {
   const GeglRectangle *extent = gegl_buffer_get_extent (buffer);
-  gint                 bpp = babl_format_get_bytes_per_pixel (layout->format);
+  gint                 bpp = layout_bytes_per_pixel (layout);
 
   halo->x = MAX (extent->x, roi->x - r);
   halo->y = MAX (extent->y, roi->y - r);
@@ -252,7 +302,7 @@ blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout
 
   if (progress)
     progress (0.0, progress_data);
-  gegl_buffer_get (buffer, &halo, 1.0, layout->format, src.data, src.stride, GEGL_ABYSS_CLAMP);
+  read_rows (buffer, &halo, layout, src.data, src.stride);
   if (progress)
     progress (0.1, progress_data);
 
@@ -417,9 +467,9 @@ blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
     if (_to > read_to)                                                               \
       {                                                                              \
         rect = (GeglRectangle) { halo.x, read_to, halo.width, _to - read_to };       \
-        gegl_buffer_get (buffer, &rect, 1.0, layout.format,                          \
-                         (guchar *) src.data + (gsize) (read_to - halo.y) * src.stride, \
-                         src.stride, GEGL_ABYSS_CLAMP);                              \
+        read_rows (buffer, &rect, &layout,                                           \
+                   (guchar *) src.data + (gsize) (read_to - halo.y) * src.stride,    \
+                   src.stride);                                                      \
         read_to = _to;                                                               \
       }                                                                              \
   } G_STMT_END
@@ -429,10 +479,9 @@ blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
     if ((to) > written_to)                                                           \
       {                                                                              \
         rect = (GeglRectangle) { roi.x, written_to, roi.width, (to) - written_to };  \
-        gegl_buffer_set (shadow, &rect, 0, layout.format,                            \
-                         (guchar *) out.data + (gsize) (written_to - roi.y) * out.stride, \
-                         out.stride);                                                \
-        gegl_buffer_flush (shadow);                                                  \
+        write_rows (shadow, &rect, &layout,                                          \
+                    (guchar *) out.data + (gsize) (written_to - roi.y) * out.stride, \
+                    out.stride);                                                     \
         written_to = (to);                                                           \
       }                                                                              \
   } G_STMT_END
@@ -553,6 +602,7 @@ blur_to_memory (gblur_engine *engine, GeglBuffer *buffer, const Babl *drawable_f
   if (!choose_layout (drawable_format, linear, &layout, error)
       || !blur_window (engine, buffer, &layout, roi, sigma, NULL, NULL, &blurred, error))
     return FALSE;
+  encode_rows (&layout, blurred.data, blurred.stride, roi->width, roi->height);
   fish = babl_fish (layout.format, out_format);
   for (gint row = 0; row < roi->height; row++)
     babl_process (fish, (const guchar *) blurred.data + row * blurred.stride,

@@ -9,11 +9,13 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 #include <gegl.h>
 
 #include "blur-drawable.h"
+#include "tone-curve.h"
 
 #define W 90
 #define H 70
@@ -117,6 +119,47 @@ check_space (gblur_engine *engine, const char *encoding, const Babl *space, cons
   g_object_unref (plain);
 }
 
+/* The profile's curve at 16 bits: every code decodes and encodes back to
+ * itself, and agrees with babl's decoding (which is off by up to 2e-5). */
+static void
+check_tone_curve (const Babl *space, const char *encoding, gint colors, const char *label)
+{
+  const Babl      *format = babl_format_with_space (encoding, space);
+  const ToneCurve *curve = tone_curve_for_format (format, colors);
+  gsize            n = 65536;
+  guint16         *codes = g_new (guint16, n * colors);
+  gfloat          *data = g_new (gfloat, n * colors), *by_babl = g_new (gfloat, n * colors);
+  gboolean         round_trip = TRUE;
+  gdouble          worst = 0;
+  gchar           *what;
+
+  what = g_strdup_printf ("%s: read from the profile", label);
+  check (curve != NULL, what);
+  g_free (what);
+  if (!curve)
+    return;
+  for (gsize i = 0; i < n * colors; i++)
+    codes[i] = (guint16) (i / colors);
+  memcpy (data, codes, n * colors * sizeof *codes);
+  tone_curve_decode (curve, data, n, FALSE);
+  babl_process (babl_fish (format, babl_format_with_space (colors == 1 ? "Y float" : "RGB float",
+                                                           space)),
+                codes, by_babl, (long) n);
+  for (gsize i = 0; i < n * colors; i++)
+    worst = MAX (worst, fabs (data[i] - by_babl[i]));
+  tone_curve_encode (curve, data, n, FALSE);
+  round_trip = memcmp (data, codes, n * colors * sizeof *codes) == 0;
+  what = g_strdup_printf ("%s: every 16-bit code decodes and encodes back to itself", label);
+  check (round_trip, what);
+  g_free (what);
+  what = g_strdup_printf ("%s: decoding within 5e-5 of babl's (%.2g)", label, worst);
+  check (worst < 5e-5, what);
+  g_free (what);
+  g_free (codes);
+  g_free (data);
+  g_free (by_babl);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -143,7 +186,11 @@ main (int argc, char **argv)
     }
   check_space (engine, "R'G'B'A u8", romm, "ROMM RGB (gamma 1.8)");
   check_space (engine, "R'G'B' u16", romm, "ROMM RGB (gamma 1.8)");
+  check_space (engine, "R'G'B'A u16", romm, "ROMM RGB (gamma 1.8)");
   check_space (engine, "Y' u8", gray, "gray, gamma 1.8");
+  check_space (engine, "Y'A u16", gray, "gray, gamma 1.8");
+  check_tone_curve (romm, "R'G'B' u16", 3, "ROMM RGB's curve");
+  check_tone_curve (gray, "Y' u16", 1, "gray 1.8's curve");
   gblur_engine_free (engine);
   g_free (romm_path);
   g_free (gray_path);
