@@ -36,20 +36,15 @@
  * The hot loops exist for the baseline (any x86-64: SSE2, 4 floats per
  * vector), for AVX2+FMA (8 floats) and for AVX-512 F/BW/VL (16 floats: the
  * same number of instructions as AVX2 for twice the pixels).  The best one the
- * CPU and OS support is used.  GBLUR_CPU_ISA=baseline|avx2|avx512, read once
- * when the engine is created, caps the choice (to test or time the narrower
- * paths on a newer CPU); a name above what the CPU supports gives the best it
- * has, and an unknown name is ignored.  All use float32 arithmetic; with and
+ * CPU and OS support is used, up to the engine's cap (GBLUR_CPU_ISA: to test
+ * or time the narrower paths on a newer CPU).  All use float32 arithmetic; with and
  * without FMA the results differ by float rounding only. */
 typedef enum { ISA_BASELINE, ISA_AVX2, ISA_AVX512, ISA_COUNT } cpu_isa;
 
-static const char *const isa_names[ISA_COUNT] = { "baseline", "avx2", "avx512" };
-
 static cpu_isa
-pick_isa (void)
+pick_isa (int cap)
 {
-  cpu_isa     isa = ISA_BASELINE;
-  const char *cap = getenv ("GBLUR_CPU_ISA");
+  cpu_isa isa = ISA_BASELINE;
 
 #ifdef GBLUR_X86
   __builtin_cpu_init ();
@@ -61,9 +56,8 @@ pick_isa (void)
         isa = ISA_AVX512;
     }
 #endif
-  for (int i = 0; cap && i < ISA_COUNT; i++)
-    if (strcmp (cap, isa_names[i]) == 0 && (cpu_isa) i < isa)
-      isa = (cpu_isa) i;
+  if (cap >= 0 && cap < (int) isa)
+    isa = (cpu_isa) cap;
   return isa;
 }
 
@@ -141,14 +135,14 @@ pool_run (gblur_cpu *cpu, pool_fn fn, void *ctx)
 }
 
 gblur_cpu *
-gblur_cpu_new (int threads)
+gblur_cpu_new (int threads, int isa_cap)
 {
   gblur_cpu *cpu = calloc (1, sizeof *cpu);
 
   if (!cpu)
     return NULL;
   cpu->threads = threads < 1 ? 1 : threads;
-  cpu->isa = pick_isa ();
+  cpu->isa = pick_isa (isa_cap);
   pthread_mutex_init (&cpu->lock, NULL);
   pthread_cond_init (&cpu->wake, NULL);
   pthread_cond_init (&cpu->idle, NULL);

@@ -645,14 +645,13 @@ fault_hit (int nth, int *count)
 }
 
 extern "C" gblur_cuda *
-gblur_cuda_open (char *err, size_t err_size)
+gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
 {
-  int                      count = 0, device = 0;
+  int                      count = 0, device = settings->cuda_device;
   cudaDeviceProp           prop;
   cudaFuncAttributes       attr;
   gblur_cuda              *cuda = NULL;
   const gblur_srgb_tables *srgb = gblur_srgb_tables_get ();
-  const char              *env = getenv ("GBLUR_CUDA_DEVICE");
   cudaError_t              e = cudaGetDeviceCount (&count);
 
   if (e != cudaSuccess)
@@ -666,11 +665,10 @@ gblur_cuda_open (char *err, size_t err_size)
       snprintf (err, err_size, "no CUDA device");
       return NULL;
     }
-  if (env && *env)
-    device = atoi (env);
   if (device < 0 || device >= count)
     {
-      snprintf (err, err_size, "GBLUR_CUDA_DEVICE=%s but %d device(s) present", env, count);
+      snprintf (err, err_size, "GBLUR_CUDA_DEVICE=%s but %d device(s) present",
+                settings->cuda_device_env, count);
       return NULL;
     }
   cuda = (gblur_cuda *) calloc (1, sizeof *cuda);
@@ -695,10 +693,10 @@ gblur_cuda_open (char *err, size_t err_size)
    * halo would dominate anyway) take the two-kernel path. */
   cuda->fused_shared_limit = prop.sharedMemPerBlockOptin < ((size_t) 160 << 10)
                                ? prop.sharedMemPerBlockOptin : ((size_t) 160 << 10);
-  if (getenv ("GBLUR_CUDA_NO_FUSED"))   /* to time or test the fallback alone */
+  if (settings->cuda_no_fused)   /* to time or test the fallback alone */
     cuda->fused_shared_limit = 0;
-  gray_path_off = getenv ("GBLUR_CUDA_NO_GRAY") != NULL;
-  mma_path_off = getenv ("GBLUR_CUDA_NO_MMA") != NULL || prop.major < 8;   /* mma.m16n8k16: sm_80 */
+  gray_path_off = settings->cuda_no_gray;
+  mma_path_off = settings->cuda_no_mma || prop.major < 8;   /* mma.m16n8k16: sm_80 */
   for (int s = 0; s < SETS; s++)
     {
       CHECK (cudaStreamCreateWithFlags (&cuda->stream[s], cudaStreamNonBlocking));

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #define PINNED_KEPT 4
@@ -29,9 +28,7 @@ struct gblur_engine {
   gblur_backend backend;
   gblur_cpu    *cpu;
   gblur_cuda   *cuda;          /* NULL when the CPU backend is in use */
-  size_t        memory_limit;
-  int           no_fallback;
-  gblur_faults  faults;        /* GBLUR_FAULT, read once at creation */
+  gblur_settings settings;     /* configuration and environment, read once */
   gblur_stall   stall;         /* GBLUR_FAULT=stall: the run's progress relay */
   char          description[160];
   char          cuda_reason[256];
@@ -60,69 +57,40 @@ copy_message (char *msg, size_t msg_size, const char *text)
     snprintf (msg, msg_size, "%s", text);
 }
 
+/* CUDA unless the CPU is asked for (or CUDA's start is a test's fault);
+ * the CPU backend always, for CPU runs and fallbacks.  0 on failure. */
 static int
-env_threads (void)
+open_backends (gblur_engine *engine, gblur_status *status, char *msg, size_t msg_size)
 {
-  const char *s = getenv ("GBLUR_THREADS");
-  return s && atoi (s) > 0 ? atoi (s) : 0;
-}
+  const gblur_settings *settings = &engine->settings;
+  int                   threads = settings->threads;
 
-/* Parses GBLUR_FAULT (syntax in gblur.h) into *faults; 0 on a malformed
- * value, with the reason in msg. */
-static int
-parse_faults (const char *spec, gblur_faults *faults, char *msg, size_t msg_size)
-{
-  static const struct { const char *name; size_t offset; } sites[] = {
-    { "cuda-init", offsetof (gblur_faults, cuda_init) },
-    { "cuda-alloc", offsetof (gblur_faults, cuda_alloc) },
-    { "cuda-copy", offsetof (gblur_faults, cuda_copy) },
-    { "cuda-launch", offsetof (gblur_faults, cuda_launch) },
-    { "cpu-alloc", offsetof (gblur_faults, cpu_alloc) },
-    { "cpu-stripe", offsetof (gblur_faults, cpu_stripe) },
-    { "host-alloc", offsetof (gblur_faults, host_alloc) },
-    { "stall", offsetof (gblur_faults, stall) },
-  };
-  const char *p = spec;
+  if (settings->backend == GBLUR_BACKEND_CPU)
+    snprintf (engine->cuda_reason, sizeof engine->cuda_reason, "CPU backend requested");
+  else if (settings->faults.cuda_init)
+    snprintf (engine->cuda_reason, sizeof engine->cuda_reason,
+              "no CUDA device: injected fault (GBLUR_FAULT=cuda-init)");
+  else
+    engine->cuda = gblur_cuda_open (settings, engine->cuda_reason, sizeof engine->cuda_reason);
 
-  memset (faults, 0, sizeof *faults);
-  if (!spec || !*spec)
-    return 1;
-  for (;;)
+  if (settings->backend == GBLUR_BACKEND_CUDA && !engine->cuda)
     {
-      size_t len = strcspn (p, ":,");
-      size_t i;
-      long   n = 1;
-
-      for (i = 0; i < sizeof sites / sizeof sites[0]; i++)
-        if (strlen (sites[i].name) == len && strncmp (p, sites[i].name, len) == 0)
-          break;
-      if (i == sizeof sites / sizeof sites[0])
-        {
-          if (msg && msg_size)
-            snprintf (msg, msg_size, "GBLUR_FAULT=%s: unknown site '%.*s' (cuda-init, cuda-alloc, "
-                      "cuda-copy, cuda-launch, cpu-alloc, cpu-stripe, host-alloc or stall)",
-                      spec, (int) len, p);
-          return 0;
-        }
-      p += len;
-      if (*p == ':')
-        {
-          char *end;
-          n = strtol (p + 1, &end, 10);
-          if (end == p + 1 || n < 1 || n > 1000000000 || (*end && *end != ','))
-            {
-              if (msg && msg_size)
-                snprintf (msg, msg_size, "GBLUR_FAULT=%s: '%s' after '%s:' must be a count from 1",
-                          spec, p + 1, sites[i].name);
-              return 0;
-            }
-          p = end;
-        }
-      *(int *) ((char *) faults + sites[i].offset) = (int) n;
-      if (!*p)
-        return 1;
-      p++;  /* the comma; a trailing one names an empty site, refused above */
+      *status = GBLUR_E_BACKEND;
+      if (msg && msg_size)
+        snprintf (msg, msg_size, "CUDA backend requested but unusable: %s", engine->cuda_reason);
+      return 0;
     }
+
+  if (threads <= 0)
+    threads = (int) sysconf (_SC_NPROCESSORS_ONLN);
+  engine->cpu = gblur_cpu_new (threads > 0 ? threads : 1, settings->cpu_isa_cap);
+  if (!engine->cpu)
+    {
+      *status = GBLUR_E_NOMEM;
+      copy_message (msg, msg_size, "out of memory");
+      return 0;
+    }
+  return 1;
 }
 
 gblur_engine *
@@ -130,32 +98,10 @@ gblur_engine_new (const gblur_config *config, gblur_status *status, char *msg, s
 {
   gblur_config  defaults = { GBLUR_BACKEND_AUTO, 0, 0, 0 };
   gblur_engine *engine;
-  const char   *env = getenv ("GBLUR_BACKEND");
-  gblur_backend want;
-  int           threads;
   gblur_status  dummy;
 
   if (!status)
     status = &dummy;
-  if (!config)
-    config = &defaults;
-  want = config->backend;
-  if (env && *env)
-    {
-      if (strcasecmp (env, "cpu") == 0)
-        want = GBLUR_BACKEND_CPU;
-      else if (strcasecmp (env, "cuda") == 0)
-        want = GBLUR_BACKEND_CUDA;
-      else if (strcasecmp (env, "auto") == 0)
-        want = GBLUR_BACKEND_AUTO;
-      else
-        {
-          *status = GBLUR_E_INVALID;
-          copy_message (msg, msg_size, "GBLUR_BACKEND must be cpu, cuda or auto");
-          return NULL;
-        }
-    }
-
   engine = calloc (1, sizeof *engine);
   if (!engine)
     {
@@ -163,43 +109,17 @@ gblur_engine_new (const gblur_config *config, gblur_status *status, char *msg, s
       copy_message (msg, msg_size, "out of memory");
       return NULL;
     }
-  if (!parse_faults (getenv ("GBLUR_FAULT"), &engine->faults, msg, msg_size))
+  if (!gblur_settings_read (config ? config : &defaults, &engine->settings, msg, msg_size))
     {
       *status = GBLUR_E_INVALID;
       free (engine);
       return NULL;
     }
-  engine->memory_limit = config->memory_limit ? config->memory_limit : GBLUR_DEFAULT_MEMORY_LIMIT;
-  engine->no_fallback = config->no_fallback;
   engine->weights_radius = -1;
-
-  if (want == GBLUR_BACKEND_CPU)
-    snprintf (engine->cuda_reason, sizeof engine->cuda_reason, "CPU backend requested");
-  else if (engine->faults.cuda_init)
-    snprintf (engine->cuda_reason, sizeof engine->cuda_reason,
-              "no CUDA device: injected fault (GBLUR_FAULT=cuda-init)");
-  else
-    engine->cuda = gblur_cuda_open (engine->cuda_reason, sizeof engine->cuda_reason);
-
-  if (want == GBLUR_BACKEND_CUDA && !engine->cuda)
-    {
-      *status = GBLUR_E_BACKEND;
-      if (msg && msg_size)
-        snprintf (msg, msg_size, "CUDA backend requested but unusable: %s", engine->cuda_reason);
-      free (engine);
-      return NULL;
-    }
-
-  threads = env_threads () ? env_threads () : config->threads;
-  if (threads <= 0)
-    threads = (int) sysconf (_SC_NPROCESSORS_ONLN);
-  engine->cpu = gblur_cpu_new (threads > 0 ? threads : 1);
-  if (!engine->cpu)
+  if (!open_backends (engine, status, msg, msg_size))
     {
       gblur_cuda_close (engine->cuda);
       free (engine);
-      *status = GBLUR_E_NOMEM;
-      copy_message (msg, msg_size, "out of memory");
       return NULL;
     }
 
@@ -419,15 +339,15 @@ prepare_job (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
   job->geo.radius = job->radius;
   job->weights = engine->weights;
   job->flags = params->flags;
-  job->memory_limit = engine->memory_limit;
+  job->memory_limit = engine->settings.memory_limit;
   job->progress = params->progress;
   job->user_data = params->user_data;
-  job->faults = &engine->faults;
-  if (engine->faults.stall)
+  job->faults = &engine->settings.faults;
+  if (engine->settings.faults.stall)
     {
       engine->stall.progress = params->progress;
       engine->stall.user_data = params->user_data;
-      engine->stall.at = engine->faults.stall;
+      engine->stall.at = engine->settings.faults.stall;
       job->progress = stalling_progress;
       job->user_data = &engine->stall;
     }
@@ -468,7 +388,7 @@ gblur_engine_run_window (gblur_engine *engine, const gblur_image *src, int src_x
   if (engine->cuda)
     {
       status = gblur_cuda_run (engine->cuda, &job, engine->last_error, sizeof engine->last_error);
-      if (status == GBLUR_E_CUDA && !engine->no_fallback)
+      if (status == GBLUR_E_CUDA && !engine->settings.no_fallback)
         {
           /* Redo the whole image on the CPU: rows the GPU finished are
            * recomputed to the same values (both backends meet the same
@@ -535,7 +455,7 @@ gblur_engine_alloc_host (gblur_engine *engine, size_t size)
   unsigned char *base = NULL;
   int            pinned = 0;
 
-  if (!engine || size > SIZE_MAX - HOST_HEADER || engine->faults.host_alloc)
+  if (!engine || size > SIZE_MAX - HOST_HEADER || engine->settings.faults.host_alloc)
     return NULL;
   if (engine->cuda)
     {

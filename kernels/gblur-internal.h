@@ -19,19 +19,73 @@ typedef struct {
   int radius;
 } gblur_geometry;
 
-/* Faults injected for the tests (GBLUR_FAULT, parsed once by
- * gblur_engine_new; see gblur.h).  0 = that site is off, else the 1-based
- * occurrence that fails.  Checked once per tile or per run, never per pixel. */
+/* ---- The environment (read once, by gblur_settings_read) ----
+ *
+ * For users: GBLUR_BACKEND=cpu|cuda|auto and GBLUR_THREADS=N (gblur.h).
+ * For the tests and benchmarks, to reach or time each path:
+ *   GBLUR_CPU_ISA=baseline|avx2|avx512  caps the CPU loops' instruction set
+ *   GBLUR_CUDA_DEVICE=N                 the CUDA device to use (default 0)
+ *   GBLUR_CUDA_NO_FUSED, GBLUR_CUDA_NO_GRAY, GBLUR_CUDA_NO_MMA
+ *                                       turn off the fused, gray and
+ *                                       tensor-core CUDA paths
+ *   GBLUR_FAULT=SITE[:N][,SITE[:N]]...  injects faults, N >= 1 (default 1):
+ *     cuda-init    CUDA counts as unusable: the engine uses the CPU and
+ *                  gblur_engine_cuda_unavailable_reason says "no CUDA device:
+ *                  injected fault ..." (a forced CUDA backend fails instead);
+ *     cuda-alloc   the Nth device-buffer reservation of each run fails;
+ *     cuda-copy    the Nth host<->device copy of each run fails (1 is the
+ *                  weights, then each tile's upload and download in turn);
+ *     cuda-launch  the kernel launch of the Nth tile of each run fails (tiles
+ *                  are the stripes, counted from the top, unless the memory
+ *                  limit splits stripes into column blocks);
+ *     cpu-alloc    the CPU backend's scratch allocation fails (GBLUR_E_NOMEM);
+ *     cpu-stripe   the CPU backend fails (GBLUR_E_NOMEM) before its Nth
+ *                  progress step: rows_valid covers the N - 1 steps done, so
+ *                  N >= 2 is a failure in mid-run on any machine;
+ *     host-alloc   gblur_engine_alloc_host returns NULL;
+ *     stall        the Nth progress report (counted over all the engine's
+ *                  runs) prints "gblur: stalled at progress step N (injected
+ *                  fault)" on stderr and waits there for up to a minute, then
+ *                  goes on: a test that must act in mid-blur (kill the
+ *                  process, press Cancel) waits for that line instead of
+ *                  guessing how long the blur takes.
+ *   A CUDA fault is handled as a real CUDA failure: the CPU backend redoes
+ *   the image (result.fell_back_to_cpu), or with config.no_fallback the run
+ *   fails with GBLUR_E_CUDA.  CPU faults also hit a fallback's CPU run.  A
+ *   site whose N is past the run's last tile, copy or step does nothing.
+ *   Messages of injected failures contain "injected fault".  A malformed
+ *   value makes gblur_engine_new fail with GBLUR_E_INVALID. */
+
+/* 0 = that site is off, else the 1-based occurrence that fails.  Checked
+ * once per tile or per run, never per pixel. */
 typedef struct {
-  int cuda_init;    /* CUDA is treated as unusable */
-  int cuda_alloc;   /* the Nth device-buffer reservation of a run fails */
-  int cuda_copy;    /* the Nth host<->device copy of a run fails */
-  int cuda_launch;  /* the kernel launch of the Nth tile fails */
-  int cpu_alloc;    /* the CPU backend's scratch allocation fails */
-  int cpu_stripe;   /* the CPU backend fails before its Nth progress step */
-  int host_alloc;   /* gblur_engine_alloc_host returns NULL */
-  int stall;        /* the Nth progress report of the engine waits (a test acts) */
+  int cuda_init;
+  int cuda_alloc;
+  int cuda_copy;
+  int cuda_launch;
+  int cpu_alloc;
+  int cpu_stripe;
+  int host_alloc;
+  int stall;
 } gblur_faults;
+
+/* The engine's configuration with the environment applied. */
+typedef struct {
+  gblur_backend backend;
+  size_t        memory_limit;     /* bytes, never 0 */
+  int           no_fallback;
+  int           threads;          /* 0 = one per core */
+  int           cpu_isa_cap;      /* 0 baseline, 1 avx2, 2 avx512; -1 = the best there is */
+  int           cuda_device;
+  const char   *cuda_device_env;  /* as given, for messages; NULL when unset */
+  int           cuda_no_fused, cuda_no_gray, cuda_no_mma;
+  gblur_faults  faults;
+} gblur_settings;
+
+/* Fills *settings from config and the environment; 0 when a variable is
+ * malformed, with the reason in msg. */
+int gblur_settings_read (const gblur_config *config, gblur_settings *settings,
+                         char *msg, size_t msg_size);
 
 /* One blur, validated, as the backends receive it.  dst is win_w x win_h. */
 typedef struct {
@@ -105,14 +159,14 @@ const gblur_srgb_tables *gblur_srgb_tables_get (void);
 
 /* CPU backend. */
 typedef struct gblur_cpu gblur_cpu;
-gblur_cpu   *gblur_cpu_new (int threads);
+gblur_cpu   *gblur_cpu_new (int threads, int isa_cap);
 void         gblur_cpu_free (gblur_cpu *cpu);
 int          gblur_cpu_threads (const gblur_cpu *cpu);
 gblur_status gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size);
 
 /* CUDA backend (gblur-cuda.cu, or gblur-nocuda.c in a CPU-only build). */
 typedef struct gblur_cuda gblur_cuda;
-gblur_cuda  *gblur_cuda_open (char *reason, size_t reason_size);
+gblur_cuda  *gblur_cuda_open (const gblur_settings *settings, char *reason, size_t reason_size);
 void         gblur_cuda_close (gblur_cuda *cuda);
 const char  *gblur_cuda_device_name (const gblur_cuda *cuda);
 gblur_status gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size);

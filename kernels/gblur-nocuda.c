@@ -5,8 +5,9 @@
 #include <stdlib.h>
 
 gblur_cuda *
-gblur_cuda_open (char *reason, size_t reason_size)
+gblur_cuda_open (const gblur_settings *settings, char *reason, size_t reason_size)
 {
+  (void) settings;
   snprintf (reason, reason_size, "built without CUDA support");
   return NULL;
 }

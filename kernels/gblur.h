@@ -103,41 +103,11 @@ typedef struct {
 typedef struct gblur_engine gblur_engine;
 
 /* Creates an engine.  The environment variable GBLUR_BACKEND=cpu|cuda|auto
- * overrides config->backend, GBLUR_THREADS overrides config->threads.
- * Returns NULL only when memory runs out, a forced backend is unusable or an
- * environment variable is malformed; then *status and (if msg is not NULL) a
- * message of msg_size bytes say why.
- *
- * Fault injection, for testing the failure paths (read here, once: set it
- * before creating the engine it is meant for):
- *   GBLUR_FAULT=SITE[:N][,SITE[:N]]...     N >= 1, default 1
- * SITE is one of
- *   cuda-init    CUDA counts as unusable: the engine uses the CPU and
- *                gblur_engine_cuda_unavailable_reason says "no CUDA device:
- *                injected fault ..." (a forced CUDA backend fails instead);
- *   cuda-alloc   the Nth device-buffer reservation of each run fails;
- *   cuda-copy    the Nth host<->device copy of each run fails (1 is the
- *                weights, then each tile's upload and download in turn);
- *   cuda-launch  the kernel launch of the Nth tile of each run fails (tiles
- *                are the stripes, counted from the top, unless the memory
- *                limit splits stripes into column blocks);
- *   cpu-alloc    the CPU backend's scratch allocation fails (GBLUR_E_NOMEM);
- *   cpu-stripe   the CPU backend fails (GBLUR_E_NOMEM) before its Nth
- *                progress step: rows_valid covers the N - 1 steps done, so
- *                N >= 2 is a failure in mid-run on any machine;
- *   host-alloc   gblur_engine_alloc_host returns NULL;
- *   stall        the Nth progress report (counted over all the engine's
- *                runs) prints "gblur: stalled at progress step N (injected
- *                fault)" on stderr and waits there for up to a minute, then
- *                goes on: a test that must act in mid-blur (kill the
- *                process, press Cancel) waits for that line instead of
- *                guessing how long the blur takes.
- * A CUDA fault is handled as a real CUDA failure: the CPU backend redoes the
- * image (result.fell_back_to_cpu), or with config.no_fallback the run fails
- * with GBLUR_E_CUDA.  CPU faults also hit a fallback's CPU run.  A site whose
- * N is past the run's last tile, copy or step does nothing.  Messages of
- * injected failures contain "injected fault".  A malformed value makes
- * gblur_engine_new fail with GBLUR_E_INVALID. */
+ * overrides config->backend, GBLUR_THREADS overrides config->threads (other
+ * variables, for the tests, are listed in gblur-internal.h).  Returns NULL
+ * only when memory runs out, a forced backend is unusable or an environment
+ * variable is malformed; then *status and (if msg is not NULL) a message of
+ * msg_size bytes say why. */
 gblur_engine *gblur_engine_new (const gblur_config *config,
                                 gblur_status       *status,
                                 char               *msg,
