@@ -625,7 +625,7 @@ struct gblur_cuda {
       }                                                                        \
   } while (0)
 
-/* `call`, unless an injected fault (GBLUR_FAULT, see gblur.h) fails it
+/* `call`, unless an injected fault (GBLUR_FAULT, see gblur-internal.h) fails it
  * first: then the run takes the same path as on a real CUDA error. */
 #define CHECK_FAULT(hit, call, ...)                                            \
   do {                                                                         \

@@ -1,4 +1,4 @@
-/* Fault injection (GBLUR_FAULT, see gblur.h): every failure path the engine
+/* Fault injection (GBLUR_FAULT, see gblur-internal.h): every failure path the engine
  * can take gives a clean result.  `test-faults --backend cpu|cuda`.
  *   cpu:  the CPU sites (scratch allocation, a stripe in mid-run), CUDA
  *         initialisation failing, host buffers, the variable's syntax;
