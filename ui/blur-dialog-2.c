@@ -6,7 +6,8 @@
 #include <libgimp/gimpui.h>
 
 #include "blur-dialog.h"
-#include "blur-drawable.h"
+#include "blur-procedure.h"
+#include "drawable-blur.h"
 #include "blur-preview.h"
 
 #define SCALE_WIDTH 240
@@ -33,9 +34,9 @@ blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
   DialogState state;
   gboolean    run;
 
-  gimp_ui_init (PLUG_IN_BINARY, TRUE);
-  dialog = gimp_dialog_new (_("CUDA Gaussian Blur"), PLUG_IN_ROLE, NULL, 0,
-                            gimp_standard_help_func, PLUG_IN_PROC,
+  gimp_ui_init (blur_identity.binary, TRUE);
+  dialog = gimp_dialog_new (_("CUDA Gaussian Blur"), blur_identity.binary, NULL, 0,
+                            gimp_standard_help_func, blur_identity.procedure,
                             _("_Cancel"), GTK_RESPONSE_CANCEL,
                             _("_OK"), GTK_RESPONSE_OK,
                             NULL);
@@ -78,8 +79,7 @@ blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
   gtk_box_pack_start (GTK_BOX (main_vbox), label, FALSE, FALSE, 0);
 
   buffer = gimp_drawable_get_buffer (drawable);
-  blur_preview_init (&state.preview, engine, buffer,
-                     blur_format_in_srgb (gimp_drawable_get_format (drawable)));
+  blur_preview_init (&state.preview, engine, buffer, blur_drawable_format (drawable));
   g_object_unref (buffer);
   state.values = values;
   g_signal_connect (preview, "invalidated", G_CALLBACK (preview_invalidated), &state);

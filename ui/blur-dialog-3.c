@@ -6,7 +6,8 @@
 #include <libgimp/gimpui.h>
 
 #include "blur-dialog.h"
-#include "blur-drawable.h"
+#include "blur-procedure.h"
+#include "drawable-blur.h"
 #include "blur-preview.h"
 
 typedef struct {
@@ -34,7 +35,7 @@ blur_dialog (GimpProcedure *procedure, GimpProcedureConfig *config, GimpDrawable
   DialogState  state;
   gboolean     run;
 
-  gimp_ui_init (PLUG_IN_BINARY);
+  gimp_ui_init (blur_identity.binary);
   dialog = gimp_procedure_dialog_new (procedure, config, _("CUDA Gaussian Blur"));
 
   preview = gimp_procedure_dialog_get_drawable_preview (GIMP_PROCEDURE_DIALOG (dialog),
@@ -52,7 +53,7 @@ blur_dialog (GimpProcedure *procedure, GimpProcedureConfig *config, GimpDrawable
                               "preview", "sigma", "linear", "backend", NULL);
 
   buffer = gimp_drawable_get_buffer (drawable);
-  blur_preview_init (&state.preview, engine, buffer, gimp_drawable_get_format (drawable));
+  blur_preview_init (&state.preview, engine, buffer, blur_drawable_format (drawable));
   g_object_unref (buffer);
   state.config = config;
   g_signal_connect (preview, "invalidated", G_CALLBACK (preview_invalidated), &state);

@@ -3,7 +3,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "blur-preview.h"
-#include "blur-drawable.h"
+#include "blur-procedure.h"
+#include "pixel-path.h"
 
 void
 blur_preview_init (BlurPreview *bp, gblur_engine *engine, GeglBuffer *buffer,
@@ -38,7 +39,7 @@ blur_preview_render (BlurPreview *bp, GimpPreview *preview, gdouble sigma, gbool
     {
       gimp_preview_draw_buffer (preview, pixels, roi.width * bpp);
       bp->last_ms = (g_get_monotonic_time () - start) / 1000.0;
-      if (g_getenv ("CUDA_GBLUR_VERBOSE"))
+      if (blur_environment ()->verbose)
         g_printerr ("cuda-gaussian-blur: preview %dx%d sigma %g: %.1f ms\n",
                     roi.width, roi.height, sigma, bp->last_ms);
     }

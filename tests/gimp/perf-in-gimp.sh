@@ -19,11 +19,7 @@
 # Only the procedure call is timed (script-fu's gettimeofday around it): GIMP's
 # start-up, loading and saving are outside, and nothing is encoded.  Each
 # process first runs every procedure once untimed.  The table gives medians
-# over all RUNS processes x REPS applications, and the ratios.  A second table
-# compares the floor with the copy-only path as it was before the plug-in
-# overlapped reading, blurring and writing and skipped GEGL's modules (the
-# same program installed as cuda-gaussian-blur-copy-only-serial, timed in the
-# same processes).
+# over all RUNS processes x REPS applications, and the ratios.
 #
 # Not part of .ci/run: it takes several minutes (sigma 100 on the CPU is slow).
 # Settings (environment): PERF_SIZE (4096), PERF_SIGMAS ("2 10 30 100"),
@@ -47,9 +43,7 @@ work=$(mktemp -d /tmp/cgb-perf$version.XXXXXX)
 profile=$work/profile
 PY=/usr/bin/python3   # Debian's, which has python3-opencv
 export GBLUR_BACKEND=cpu
-serial=cuda-gaussian-blur-copy-only-serial   # the copy-only path as it was before (see the header)
-mkdir -p "$profile/plug-ins/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur-copy-only" \
-  "$profile/plug-ins/$serial"
+mkdir -p "$profile/plug-ins/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur-copy-only"
 
 for fmt in $formats; do
   $PY "$here/perf_in_gimp.py" prepare "$major" "$work" "$size" "$fmt" "$sigmas" "$reps" || exit 1
@@ -62,7 +56,6 @@ case $version in
     make -C "$build" -s plugin/cuda-gaussian-blur tests/gimp/cuda-gaussian-blur-copy-only || exit 1
     cp "$build/plugin/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur/" || exit 1
     cp "$build/tests/gimp/cuda-gaussian-blur-copy-only" "$profile/plug-ins/cuda-gaussian-blur-copy-only/" || exit 1
-    cp "$build/tests/gimp/cuda-gaussian-blur-copy-only" "$profile/plug-ins/$serial/$serial" || exit 1
     run_gimp () { # script log
       env $extra_env GIMP2_DIRECTORY=$profile gimp-console-2.10 -i -b "(load \"$1\")" -b '(gimp-quit 0)' >"$2" 2>&1
     }
@@ -76,8 +69,7 @@ case $version in
       make -j\$(nproc) plugin/cuda-gaussian-blur tests/gimp/cuda-gaussian-blur-copy-only >make.out 2>&1 \
         || { tail -n 30 make.out; exit 1; }
       cp plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/
-      cp tests/gimp/cuda-gaussian-blur-copy-only $profile/plug-ins/cuda-gaussian-blur-copy-only/
-      cp tests/gimp/cuda-gaussian-blur-copy-only $profile/plug-ins/$serial/$serial" \
+      cp tests/gimp/cuda-gaussian-blur-copy-only $profile/plug-ins/cuda-gaussian-blur-copy-only/" \
       >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
     run_gimp () { # script log
       in_gimp3 "$work" "env $extra_env GIMP3_DIRECTORY=$profile \

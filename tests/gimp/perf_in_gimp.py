@@ -20,9 +20,6 @@ import numpy as np
 import batch_test   # the batch suite's Script-Fu helpers (same folder)
 
 METHODS = ("copy", "plugin", "builtin")
-# Also timed, not in the table's ratios: the copy-only path as it was before
-# reading, blurring and writing overlapped and GEGL's modules were skipped.
-EXTRA = ("copyserial",)
 
 
 def photo(size, rgba):
@@ -49,7 +46,7 @@ def scm_call(version, method, sigma):
                     f"\"std-dev-x\" {sigma} \"std-dev-y\" {sigma} \"filter\" \"auto\")")
         radius = sigma / 0.32          # plug-in-gauss: std-dev = 0.32 x radius
         return f"(plug-in-gauss RUN-NONINTERACTIVE img drw {radius} {radius} 0)"
-    proc = "plug-in-cuda-gaussian-blur" + {"copy": "-copy-only", "copyserial": "-copy-only-serial"}.get(method, "")
+    proc = "plug-in-cuda-gaussian-blur" + ("-copy-only" if method == "copy" else "")
     return batch_test.scm_call(version, "img", "drw", sigma, True, proc)
 
 
@@ -76,12 +73,12 @@ def write_scheme(version, work, fmt, sigmas, reps):
            f" (number->string (car ({get}bpp drw)))))"]
     # One untimed application of each first: the first run of a plug-in in a
     # GIMP process pays for loading it from disk.
-    for m in METHODS + EXTRA:
+    for m in METHODS:
         out.append(f"(perf-time \"warmup {m} 2\" (lambda () {scm_call(version, m, 2)}))")
     # Interleaved, so that a noisy neighbour hurts all three alike.
     for s in sigmas:
         for r in range(reps):
-            for m in METHODS + EXTRA:
+            for m in METHODS:
                 out.append(f"(perf-time \"{m} {s}\" (lambda () {scm_call(version, m, s)}))")
     out.append("(gimp-message \"PERF-DONE\")")
     with open(f"{work}/perf-{fmt}.scm", "w") as f:
@@ -108,7 +105,7 @@ def table(version, logs):
         for m in re.finditer(r"PERF(-ERROR)? (\w+) ([\d.]+) ([\d.]+)", text):
             if m.group(1):
                 errors.append(f"{log}: {m.group(2)} sigma {m.group(3)} failed")
-            elif m.group(2) in METHODS + EXTRA:
+            elif m.group(2) in METHODS:
                 samples.setdefault((fmt, m.group(2), float(m.group(3))), []).append(float(m.group(4)))
     gimp = {"2": "2.10", "3": "3.0"}[version]
     print("| GIMP | format | sigma | floor ms | plug-in ms | built-in ms | plug-in/floor | plug-in/built-in |")
@@ -124,18 +121,6 @@ def table(version, logs):
             print(f"| {gimp} | {label} | {sigma:g} | {cell(med['copy'])} | {cell(med['plugin'])} | "
                   f"{cell(med['builtin'])} | {ratio(med['plugin'], med['copy'])} | "
                   f"{ratio(med['plugin'], med['builtin'])} |")
-    if any(k[1] == "copyserial" for k in samples):
-        print("\nThe floor before and after the transfer change (copy-only, path as before: one read, "
-              "one write, GEGL's modules loaded):\n")
-        print("| GIMP | format | sigma | floor before ms | floor now ms | now/before |")
-        print("| --- | --- | --- | --- | --- | --- |")
-        for fmt in fmts:
-            for sigma in sorted({k[2] for k in samples if k[0] == fmt}):
-                a, b = (samples.get((fmt, m, sigma)) for m in ("copyserial", "copy"))
-                if a and b:
-                    a, b = statistics.median(a), statistics.median(b)
-                    label = {"gray": "gray u8", "rgba": "RGBA u8"}.get(fmt, fmt)
-                    print(f"| {gimp} | {label} | {sigma:g} | {a:.0f} | {b:.0f} | {b / a:.2f} |")
     n = sorted({len(v) for v in samples.values()})
     print(f"\nMedians of {'/'.join(map(str, n))} timed applications each "
           f"({len(logs)} GIMP processes; images: " + "; ".join(f"{k} {v}" for k, v in sizes.items()) + ").")

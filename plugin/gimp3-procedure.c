@@ -1,12 +1,13 @@
-/* The procedure for GIMP 3: registration and run.  The pixel path is in
- * blur-drawable.c, shared with GIMP 2.10. */
+/* The front end for GIMP 3: registration and run.  What it shares with
+ * GIMP 2.10's is in ui/. */
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
 #include <libgimp/gimp.h>
 
-#include "blur-drawable.h"
 #include "blur-dialog.h"
+#include "blur-procedure.h"
+#include "drawable-blur.h"
 
 typedef struct _CudaBlur      CudaBlur;
 typedef struct _CudaBlurClass CudaBlurClass;
@@ -60,7 +61,7 @@ static GList *
 cuda_blur_query_procedures (GimpPlugIn *plug_in)
 {
   (void) plug_in;
-  return g_list_append (NULL, g_strdup (PLUG_IN_PROC));
+  return g_list_append (NULL, g_strdup (blur_identity.procedure));
 }
 
 /* Catalogs live in locale/ inside the plug-in's folder, domain GETTEXT_PACKAGE. */
@@ -70,11 +71,8 @@ cuda_blur_set_i18n (GimpPlugIn *plug_in, const gchar *procedure_name, gchar **ge
 {
   (void) plug_in;
   (void) procedure_name;
-#ifdef BLUR_COPY_ONLY
-  (void) gettext_domain;
-  (void) catalog_dir;
-  return FALSE; /* the test build has no catalogs beside it */
-#endif
+  if (!blur_identity.catalogs)
+    return FALSE;
   *gettext_domain = g_strdup (GETTEXT_PACKAGE);
   *catalog_dir = g_strdup ("locale");
   return TRUE;
@@ -85,7 +83,7 @@ cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
 {
   GimpProcedure *procedure;
 
-  if (g_strcmp0 (name, PLUG_IN_PROC) != 0)
+  if (g_strcmp0 (name, blur_identity.procedure) != 0)
     return NULL;
 
   procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
@@ -93,10 +91,11 @@ cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
   gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
   gimp_procedure_set_sensitivity_mask (procedure, GIMP_PROCEDURE_SENSITIVE_DRAWABLE
                                                   | GIMP_PROCEDURE_SENSITIVE_DRAWABLES);
-#ifndef BLUR_COPY_ONLY
-  gimp_procedure_set_menu_label (procedure, _(PLUG_IN_MENU_LABEL));
-  gimp_procedure_add_menu_path (procedure, "<Image>/Filters/Blur");
-#endif
+  if (blur_identity.menu_path)
+    {
+      gimp_procedure_set_menu_label (procedure, _(PLUG_IN_MENU_LABEL));
+      gimp_procedure_add_menu_path (procedure, blur_identity.menu_path);
+    }
   gimp_procedure_set_documentation (procedure, _(PLUG_IN_BLURB), _(PLUG_IN_HELP), name);
   gimp_procedure_set_attribution (procedure, PLUG_IN_AUTHOR, PLUG_IN_COPYRIGHT, PLUG_IN_DATE);
 
@@ -106,38 +105,6 @@ cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
   gimp_procedure_add_boolean_argument (procedure, "linear", _("Li_near light"), _(LINEAR_BLURB),
                                        LINEAR_DEFAULT, G_PARAM_READWRITE);
   return procedure;
-}
-
-static void
-show_progress (gdouble fraction, gpointer data)
-{
-  (void) data;
-  gimp_progress_update (fraction);
-}
-
-static gboolean
-blur_drawable (gblur_engine *engine, GimpDrawable *drawable, gdouble sigma, gboolean linear,
-               GError **error)
-{
-  gint        x, y, width, height;
-  GeglBuffer *buffer, *shadow;
-  gboolean    ok;
-
-  if (!gimp_drawable_mask_intersect (drawable, &x, &y, &width, &height))
-    return TRUE; /* the selection misses this drawable: nothing to do */
-
-  buffer = gimp_drawable_get_buffer (drawable);
-  shadow = gimp_drawable_get_shadow_buffer (drawable);
-  ok = blur_buffer (engine, buffer, shadow, gimp_drawable_get_format (drawable), x, y, width,
-                    height, sigma, linear, show_progress, NULL, error);
-  g_object_unref (buffer);
-  g_object_unref (shadow); /* flushes the shadow before the merge */
-  if (ok)
-    {
-      gimp_drawable_merge_shadow (drawable, TRUE);
-      gimp_drawable_update (drawable, x, y, width, height);
-    }
-  return ok;
 }
 
 static GimpValueArray *
@@ -181,7 +148,6 @@ cuda_blur_run (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
         goto done;
     }
 
-  gimp_progress_init (_("CUDA Gaussian Blur"));
   if (n > 1)
     gimp_image_undo_group_start (image);
   for (gint i = 0; i < n && !error; i++)

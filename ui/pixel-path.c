@@ -1,101 +1,14 @@
-/* The pixel path shared by both GIMP versions. */
+/* The pixel path shared by every front end (pixel-path.h). */
 #include "config.h"
 
 #include <math.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
-#include <libgimp/gimp.h>
 
-#include "blur-drawable.h"
+#include "blur-procedure.h"
+#include "pixel-path.h"
 #include "tone-curve.h"
-
-G_DEFINE_QUARK (cuda-gaussian-blur-error-quark, blur_error)
-
-gboolean
-blur_check_arguments (gdouble sigma, gboolean drawable_valid, gboolean is_group,
-                      gboolean is_indexed, GError **error)
-{
-  if (!(sigma >= GBLUR_SIGMA_MIN && sigma <= GBLUR_SIGMA_MAX)) /* NaN fails too */
-    {
-      g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
-                   _("Sigma must be between %g and %g pixels (got %g)."),
-                   GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX, sigma);
-      return FALSE;
-    }
-  if (!drawable_valid)
-    {
-      g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
-                   _("No valid drawable was given."));
-      return FALSE;
-    }
-  if (is_group)
-    {
-      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                   _("Cannot blur a layer group: select one of its layers."));
-      return FALSE;
-    }
-  if (is_indexed)
-    {
-      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                   _("Cannot blur an indexed image: convert it to RGB or grayscale first."));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-#ifdef BLUR_COPY_ONLY
-const char *
-blur_copy_only_proc (void)
-{
-  static gchar *name;
-
-  if (!name)
-    {
-      gchar *base = g_path_get_basename (gimp_get_progname ());
-      name = g_strconcat ("plug-in-", base, NULL);
-      g_free (base);
-    }
-  return name;
-}
-#define SERIAL_PATH() g_str_has_suffix (blur_copy_only_proc (), "-serial")
-#else
-#define SERIAL_PATH() FALSE
-#endif
-
-void
-blur_gegl_init (gboolean interactive)
-{
-  /* GEGL's operations live in modules that gegl_init loads (dozens of
-   * libraries: a tenth of a second or more per run on a small machine, more
-   * than moving a 4096² layer).  Outside the dialog the plug-in uses no
-   * operation, only buffers: point GEGL at the plug-in's own folder, which
-   * holds none.  CUDA_GBLUR_GEGL_MODULES=1 loads them anyway. */
-  if (!interactive && g_strcmp0 (g_getenv ("CUDA_GBLUR_GEGL_MODULES"), "1") != 0 && !SERIAL_PATH ())
-    {
-      gchar *folder = g_path_get_dirname (gimp_get_progname ());
-      g_setenv ("GEGL_PATH", folder, TRUE);
-      g_free (folder);
-    }
-  gegl_init (NULL, NULL);
-}
-
-gblur_engine *
-blur_engine_new (GError **error)
-{
-  gblur_status  status;
-  char          msg[300];
-  gblur_engine *engine = gblur_engine_new (NULL, &status, msg, sizeof msg);
-
-  if (!engine)
-    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                 _("The blur engine could not start: %s"), msg);
-  else if (g_getenv ("CUDA_GBLUR_VERBOSE"))
-    g_printerr ("cuda-gaussian-blur: backend %s%s%s\n", gblur_engine_describe (engine),
-                *gblur_engine_cuda_unavailable_reason (engine) ? " — " : "",
-                gblur_engine_cuda_unavailable_reason (engine));
-  return engine;
-}
 
 /* How the engine sees the drawable's pixels. */
 typedef struct {
@@ -311,14 +224,12 @@ blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout
                                     &params, &result);
   if (status != GBLUR_OK)
     {
-      g_set_error (error, BLUR_ERROR,
-                   status == GBLUR_E_SIGMA ? BLUR_CALLING_ERROR : BLUR_EXECUTION_ERROR,
-                   _("The blur failed: %s"), gblur_engine_last_error (engine));
+      blur_set_engine_error (error, status, engine);
       goto fail;
     }
   if (result.fell_back_to_cpu)
     g_printerr ("cuda-gaussian-blur: the GPU failed; the CPU finished the blur\n");
-  if (g_getenv ("CUDA_GBLUR_VERBOSE"))
+  if (blur_environment ()->verbose)
     g_printerr ("cuda-gaussian-blur: %d progress steps\n", relay.steps);
   gblur_engine_free_host (engine, src.data);
   return TRUE;
@@ -350,6 +261,7 @@ typedef struct {
   gint          src_x, src_y;
   gblur_image   dst;         /* this part's output rows */
   gblur_params  params;
+  gint          first_row;   /* absolute row of dst's first */
   /* Shared with the worker, under lock. */
   GMutex        lock;
   GCond         cond;
@@ -359,6 +271,27 @@ typedef struct {
   gblur_status  status;
   gblur_result  result;
 } BlurPart;
+
+/* One blur_buffer call: the whole halo and output images, and how far rows
+ * have moved between them and GIMP. */
+typedef struct {
+  gblur_engine     *engine;
+  GeglBuffer       *buffer;
+  GeglBuffer       *shadow;
+  PixelLayout       layout;
+  GeglRectangle     roi;
+  GeglRectangle     halo;
+  gblur_image       src;
+  gblur_image       out;
+  gint              radius;
+  gint              tile_h;
+  gint              read_to;      /* absolute rows read from the buffer */
+  gint              written_to;   /* absolute rows written to the shadow */
+  gboolean          overlap;
+  gint              steps;        /* the engine's progress reports, all parts */
+  BlurProgressFunc  progress;
+  gpointer          progress_data;
+} Transfer;
 
 static int
 part_progress (int rows_done, int rows_total, void *user_data)
@@ -381,19 +314,8 @@ part_run (gpointer data)
   gblur_result  result = { 0, 0 };
   gblur_status  status;
 
-#ifdef BLUR_COPY_ONLY
-  {
-    gint bpp = part->dst.width ? (gint) (part->dst.stride / part->dst.width) : 0;
-    for (gint row = 0; row < part->dst.height; row++)
-      memcpy ((guchar *) part->dst.data + row * part->dst.stride,
-              (guchar *) part->src.data + (row + part->src_y) * part->src.stride
-              + (gsize) part->src_x * bpp, (gsize) part->dst.width * bpp);
-    status = GBLUR_OK;
-  }
-#else
   status = gblur_engine_run_window (part->engine, &part->src, part->src_x, part->src_y,
                                     &part->dst, &part->params, &result);
-#endif
   g_mutex_lock (&part->lock);
   part->status = status;
   part->result = result;
@@ -427,166 +349,179 @@ plan_parts (gint roi_y, gint roi_h, gint radius, gint tile_h, gint *bounds, gint
 
 #define MAX_PARTS 4
 
+/* Reads the buffer's rows up to `to` (rounded up to a tile row). */
+static void
+transfer_read_to (Transfer *t, gint to)
+{
+  GeglRectangle rect;
+
+  to = MIN (to + t->tile_h - 1 - (to + t->tile_h - 1) % t->tile_h, t->halo.y + t->halo.height);
+  if (to <= t->read_to)
+    return;
+  rect = (GeglRectangle) { t->halo.x, t->read_to, t->halo.width, to - t->read_to };
+  read_rows (t->buffer, &rect, &t->layout,
+             (guchar *) t->src.data + (gsize) (t->read_to - t->halo.y) * t->src.stride,
+             t->src.stride);
+  t->read_to = to;
+}
+
+/* Writes the result's rows up to `to` into the shadow and sends them. */
+static void
+transfer_write_to (Transfer *t, gint to)
+{
+  GeglRectangle rect;
+
+  if (to <= t->written_to)
+    return;
+  rect = (GeglRectangle) { t->roi.x, t->written_to, t->roi.width, to - t->written_to };
+  write_rows (t->shadow, &rect, &t->layout,
+              (guchar *) t->out.data + (gsize) (t->written_to - t->roi.y) * t->out.stride,
+              t->out.stride);
+  t->written_to = to;
+}
+
+/* The part for output rows [first, end): its input rows with their halo. */
+static void
+part_init (BlurPart *part, const Transfer *t, gint first, gint end)
+{
+  gint top = MAX (t->halo.y, first - t->radius);
+  gint bottom = MIN (t->halo.y + t->halo.height, end + t->radius);
+
+  memset (part, 0, sizeof *part);
+  part->engine = t->engine;
+  part->src = t->src;
+  part->src.data = (guchar *) t->src.data + (gsize) (top - t->halo.y) * t->src.stride;
+  part->src.height = bottom - top;
+  part->src_x = t->roi.x - t->halo.x;
+  part->src_y = first - top;
+  part->dst = t->out;
+  part->dst.data = (guchar *) t->out.data + (gsize) (first - t->roi.y) * t->out.stride;
+  part->dst.height = end - first;
+  part->params = (gblur_params) { 0, t->layout.flags, part_progress, part };
+  part->first_row = first;
+  part->status = GBLUR_OK;
+  g_mutex_init (&part->lock);
+  g_cond_init (&part->cond);
+}
+
+/* Until the part has finished: reports progress and sends the finished
+ * rows, whole tile rows while it runs (all when overlapping). */
+static void
+part_follow (Transfer *t, BlurPart *part)
+{
+  gint seen = -1;
+
+  for (;;)
+    {
+      gint     done, to;
+      gboolean finished;
+
+      g_mutex_lock (&part->lock);
+      while (!part->finished && part->rows_done == seen)
+        g_cond_wait (&part->cond, &part->lock);
+      done = seen = part->rows_done;
+      finished = part->finished;
+      g_mutex_unlock (&part->lock);
+
+      if (finished && part->status != GBLUR_OK)
+        return;
+      if (t->progress)
+        t->progress (0.05 + 0.9 * (part->first_row - t->roi.y + done) / t->roi.height,
+                     t->progress_data);
+      to = part->first_row + done;
+      if (!finished)
+        to = to / t->tile_h * t->tile_h;
+      if (t->overlap || finished)
+        transfer_write_to (t, to);
+      if (finished)
+        return;
+    }
+}
+
+/* Blurs output rows [bounds[i], bounds[i + 1]); while the worker blurs,
+ * this thread reads the next part's rows and writes the finished ones. */
+static gboolean
+run_part (Transfer *t, gdouble sigma, const gint *bounds, gint i, gint nparts, GError **error)
+{
+  BlurPart  part;
+  GThread  *worker = NULL;
+
+  part_init (&part, t, bounds[i], bounds[i + 1]);
+  part.params.sigma = sigma;
+  if (t->overlap)
+    {
+      worker = g_thread_new ("cuda-gaussian-blur", part_run, &part);
+      if (i + 1 < nparts)
+        transfer_read_to (t, bounds[i + 2] + t->radius);
+    }
+  else
+    part_run (&part);
+  part_follow (t, &part);
+  if (worker)
+    g_thread_join (worker);
+  t->steps += part.steps;
+  g_mutex_clear (&part.lock);
+  g_cond_clear (&part.cond);
+
+  if (part.status != GBLUR_OK)
+    {
+      blur_set_engine_error (error, part.status, t->engine);
+      return FALSE;
+    }
+  if (part.result.fell_back_to_cpu)
+    g_printerr ("cuda-gaussian-blur: the GPU failed; the CPU finished the blur\n");
+  return TRUE;
+}
+
+static void
+log_transfer (const Transfer *t, gdouble sigma, gint nparts, gint64 start)
+{
+  g_printerr ("cuda-gaussian-blur: %d progress steps\n", t->steps);
+  g_printerr ("cuda-gaussian-blur: %d×%d %s, sigma %g: %.1f ms (read, blur, write) on %s, "
+              "%d part%s%s\n",
+              t->roi.width, t->roi.height, babl_get_name (t->layout.format), sigma,
+              (g_get_monotonic_time () - start) / 1000.0, gblur_engine_describe (t->engine),
+              nparts, nparts > 1 ? "s" : "", t->overlap ? ", overlapped" : "");
+}
+
 gboolean
 blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
              const Babl *drawable_format, gint x, gint y, gint width, gint height,
              gdouble sigma, gboolean linear, BlurProgressFunc progress,
              gpointer progress_data, GError **error)
 {
-  PixelLayout   layout;
-  GeglRectangle roi = { x, y, width, height }, halo, rect;
-  gblur_image   src = { NULL }, out = { NULL };
-  gint          r = gblur_radius (sigma), tile_h = 0, nparts, steps = 0;
-  gint          bounds[MAX_PARTS + 1];
-  gint          read_to, written_to;   /* absolute rows: read from the buffer, written to the shadow */
-  gboolean      overlap = g_strcmp0 (g_getenv ("CUDA_GBLUR_OVERLAP"), "0") != 0 && !SERIAL_PATH ();
-  gboolean      ok = TRUE;
-  gint64        start = g_get_monotonic_time ();
+  Transfer t = { .engine = engine, .buffer = buffer, .shadow = shadow };
+  gint     bounds[MAX_PARTS + 1], nparts;
+  gboolean ok;
+  gint64   start = g_get_monotonic_time ();
 
-  if (!choose_layout (drawable_format, linear, &layout, error))
+  if (!choose_layout (drawable_format, linear, &t.layout, error))
     return FALSE;
-  g_object_get (shadow, "tile-height", &tile_h, NULL);
-  tile_h = MAX (tile_h, 1);
-  if (!alloc_window (engine, buffer, &layout, &roi, r, &halo, &src, &out, error))
-    {
-      ok = FALSE;
-      goto done;
-    }
-
-  nparts = overlap ? plan_parts (roi.y, roi.height, r, tile_h, bounds, MAX_PARTS)
-                   : plan_parts (roi.y, roi.height, r, tile_h, bounds, 1);
-  read_to = halo.y;
-  written_to = roi.y;
-  if (progress)
-    progress (0.0, progress_data);
-
-/* Reads the buffer's rows [read_to, to) (to rounded up to a tile row). */
-#define READ_TO(to)                                                                  \
-  G_STMT_START {                                                                     \
-    gint _to = MIN ((to) + tile_h - 1 - ((to) + tile_h - 1) % tile_h, halo.y + halo.height); \
-    if (_to > read_to)                                                               \
-      {                                                                              \
-        rect = (GeglRectangle) { halo.x, read_to, halo.width, _to - read_to };       \
-        read_rows (buffer, &rect, &layout,                                           \
-                   (guchar *) src.data + (gsize) (read_to - halo.y) * src.stride,    \
-                   src.stride);                                                      \
-        read_to = _to;                                                               \
-      }                                                                              \
-  } G_STMT_END
-/* Writes the result's rows [written_to, to) into the shadow and sends them. */
-#define WRITE_TO(to)                                                                 \
-  G_STMT_START {                                                                     \
-    if ((to) > written_to)                                                           \
-      {                                                                              \
-        rect = (GeglRectangle) { roi.x, written_to, roi.width, (to) - written_to };  \
-        write_rows (shadow, &rect, &layout,                                          \
-                    (guchar *) out.data + (gsize) (written_to - roi.y) * out.stride, \
-                    out.stride);                                                     \
-        written_to = (to);                                                           \
-      }                                                                              \
-  } G_STMT_END
-
-  READ_TO (MIN (bounds[1] + r, halo.y + halo.height));
-  for (gint i = 0; i < nparts && ok; i++)
-    {
-      gint      top = MAX (halo.y, bounds[i] - r);
-      gint      bottom = MIN (halo.y + halo.height, bounds[i + 1] + r);
-      gint      seen = -1;
-      BlurPart  part;
-      GThread  *worker;
-
-      part.engine = engine;
-      part.src = src;
-      part.src.data = (guchar *) src.data + (gsize) (top - halo.y) * src.stride;
-      part.src.height = bottom - top;
-      part.src_x = roi.x - halo.x;
-      part.src_y = bounds[i] - top;
-      part.dst = out;
-      part.dst.data = (guchar *) out.data + (gsize) (bounds[i] - roi.y) * out.stride;
-      part.dst.height = bounds[i + 1] - bounds[i];
-      part.params = (gblur_params) { sigma, layout.flags, part_progress, &part };
-      part.rows_done = 0;
-      part.steps = 0;
-      part.finished = FALSE;
-      part.status = GBLUR_OK;
-      g_mutex_init (&part.lock);
-      g_cond_init (&part.cond);
-
-      if (overlap)
-        {
-          worker = g_thread_new ("cuda-gaussian-blur", part_run, &part);
-          /* While it blurs: the rows the next part needs. */
-          if (i + 1 < nparts)
-            READ_TO (MIN (bounds[i + 2] + r, halo.y + halo.height));
-        }
-      else
-        {
-          part_run (&part);
-          worker = NULL;
-        }
-
-      /* Progress, and the finished rows (whole tile rows) into the shadow. */
-      for (;;)
-        {
-          gint     done, to;
-          gboolean finished;
-
-          g_mutex_lock (&part.lock);
-          while (!part.finished && part.rows_done == seen)
-            g_cond_wait (&part.cond, &part.lock);
-          done = seen = part.rows_done;
-          finished = part.finished;
-          g_mutex_unlock (&part.lock);
-
-          if (finished && part.status != GBLUR_OK)
-            break;
-          if (progress)
-            progress (0.05 + 0.9 * (bounds[i] - roi.y + done) / roi.height, progress_data);
-          to = bounds[i] + done;
-          if (!finished)
-            to = to / tile_h * tile_h;
-          if (overlap || finished)
-            WRITE_TO (to);
-          if (finished)
-            break;
-        }
-      if (worker)
-        g_thread_join (worker);
-      steps += part.steps;
-      g_mutex_clear (&part.lock);
-      g_cond_clear (&part.cond);
-
-      if (part.status != GBLUR_OK)
-        {
-          g_set_error (error, BLUR_ERROR,
-                       part.status == GBLUR_E_SIGMA ? BLUR_CALLING_ERROR : BLUR_EXECUTION_ERROR,
-                       _("The blur failed: %s"), gblur_engine_last_error (engine));
-          ok = FALSE;
-        }
-      else if (part.result.fell_back_to_cpu)
-        g_printerr ("cuda-gaussian-blur: the GPU failed; the CPU finished the blur\n");
-    }
-#undef READ_TO
-#undef WRITE_TO
-
+  t.roi = (GeglRectangle) { x, y, width, height };
+  t.radius = gblur_radius (sigma);
+  t.overlap = blur_environment ()->overlap;
+  t.progress = progress;
+  t.progress_data = progress_data;
+  g_object_get (shadow, "tile-height", &t.tile_h, NULL);
+  t.tile_h = MAX (t.tile_h, 1);
+  ok = alloc_window (engine, buffer, &t.layout, &t.roi, t.radius, &t.halo, &t.src, &t.out, error);
   if (ok)
     {
+      nparts = plan_parts (y, height, t.radius, t.tile_h, bounds, t.overlap ? MAX_PARTS : 1);
+      t.read_to = t.halo.y;
+      t.written_to = y;
       if (progress)
+        progress (0.0, progress_data);
+      transfer_read_to (&t, bounds[1] + t.radius);
+      for (gint i = 0; i < nparts && ok; i++)
+        ok = run_part (&t, sigma, bounds, i, nparts, error);
+      if (ok && progress)
         progress (1.0, progress_data);
-      if (g_getenv ("CUDA_GBLUR_VERBOSE"))
-        {
-          g_printerr ("cuda-gaussian-blur: %d progress steps\n", steps);
-          g_printerr ("cuda-gaussian-blur: %d×%d %s, sigma %g: %.1f ms (read, blur, write) on %s, "
-                      "%d part%s%s\n",
-                      width, height, babl_get_name (layout.format), sigma,
-                      (g_get_monotonic_time () - start) / 1000.0, gblur_engine_describe (engine),
-                      nparts, nparts > 1 ? "s" : "", overlap ? ", overlapped" : "");
-        }
+      if (ok && blur_environment ()->verbose)
+        log_transfer (&t, sigma, nparts, start);
     }
-
-done:
-  gblur_engine_free_host (engine, src.data);
-  gblur_engine_free_host (engine, out.data);
+  gblur_engine_free_host (engine, t.src.data);
+  gblur_engine_free_host (engine, t.out.data);
   return ok;
 }
 
@@ -609,24 +544,4 @@ blur_to_memory (gblur_engine *engine, GeglBuffer *buffer, const Babl *drawable_f
                   out + row * out_rowstride, roi->width);
   gblur_engine_free_host (engine, blurred.data);
   return TRUE;
-}
-
-gchar *
-blur_engine_summary (gblur_engine *engine)
-{
-  if (gblur_engine_backend (engine) == GBLUR_BACKEND_CUDA)
-    return g_strdup_printf (_("GPU: %s"), gblur_engine_describe (engine));
-  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "CPU: %d thread — %s",
-                                       "CPU: %d threads — %s",
-                                       gblur_engine_cpu_threads (engine)),
-                          gblur_engine_cpu_threads (engine),
-                          gblur_engine_cuda_unavailable_reason (engine));
-}
-
-const Babl *
-blur_format_in_srgb (const Babl *drawable_format)
-{
-  if (babl_format_is_palette (drawable_format))
-    return drawable_format;
-  return babl_format_with_space (babl_format_get_encoding (drawable_format), NULL);
 }
