@@ -40,7 +40,7 @@ typedef enum {
 typedef enum {
   GBLUR_OK = 0,
   GBLUR_E_INVALID,      /* a bad argument: NULL pointer, size, stride, overlap ... */
-  GBLUR_E_SIGMA,        /* sigma outside [0.1, 500] or NaN */
+  GBLUR_E_SIGMA,        /* a sigma out of range or NaN (see gblur_params) */
   GBLUR_E_FORMAT,       /* unsupported channels/sample/options combination */
   GBLUR_E_NOMEM,        /* host or device allocation failed, or memory limit too small */
   GBLUR_E_BACKEND,      /* the requested backend is not usable */
@@ -77,10 +77,14 @@ typedef struct {
 typedef int (*gblur_progress_fn) (int rows_done, int rows_total, void *user_data);
 
 typedef struct {
-  double            sigma;
+  double            sigma;     /* both axes: [0.1, 500]; 0: sigma_x and sigma_y below */
   unsigned          flags;     /* GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA */
   gblur_progress_fn progress;  /* may be NULL */
   void             *user_data;
+  /* With sigma 0, one standard deviation per axis, each in [0, 500] and not
+   * both 0; 0 leaves that axis unblurred (its radius is 0). */
+  double            sigma_x;
+  double            sigma_y;
 } gblur_params;
 
 /* What a run did.  On GBLUR_OK, rows_valid == dst->height.  On cancel or failure,

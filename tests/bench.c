@@ -250,7 +250,7 @@ static double
 time_case (gblur_engine *engine, run_kind kind, int size, const format *f, double sigma, int reps,
            int *diff)
 {
-  gblur_params params = { sigma, 0, NULL, NULL };
+  gblur_params params = { .sigma = sigma, .flags = 0 };
   size_t       samples = (size_t) size * size * f->channels;
   size_t       bytes = samples * gblur_sample_size (f->sample);
   double      *t = calloc ((size_t) reps, sizeof *t);

@@ -175,7 +175,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   memcpy (dst_copy, dst.data, dst.stride * wh);
 
   gblur_engine *engine = engine_for (eb & 3, eb >> 2);
-  gblur_params  params = { sigma, flags, NULL, NULL };
+  gblur_params  params = { .sigma = sigma, .flags = flags };
   gblur_result  result;
   gblur_status  st = use_window ? gblur_engine_run_window (engine, &src, wx, wy, &dst, &params, &result)
                                 : gblur_engine_run (engine, &src, &dst, &params, &result);

@@ -194,7 +194,7 @@ main (int argc, char **argv)
    * so the baseline is the engine at rest. */
   {
     gblur_image  s = { NULL, 64, 64, 64, 1, GBLUR_U8 }, d;
-    gblur_params p = { sigma, 0, NULL, NULL };
+    gblur_params p = { .sigma = sigma, .flags = 0 };
     s.data = calloc (64, 64);
     d = s;
     d.data = calloc (64, 64);
@@ -238,7 +238,7 @@ main (int argc, char **argv)
   }
 
   watch        w = { 0, 0, 0 };
-  gblur_params params = { sigma, 0, on_progress, &w };
+  gblur_params params = { .sigma = sigma, .flags = 0, .progress = on_progress, .user_data = &w };
   gblur_result result;
   double       t0 = seconds ();
   st = gblur_engine_run (engine, &src, &dst, &params, &result);

@@ -63,8 +63,9 @@ main (int argc, char **argv)
           double       t0 = now_ms ();
           gblur_image  src = { NULL, (size_t) hw * channels, hw, hh, channels, GBLUR_U8 };
           gblur_image  dst = { NULL, (size_t) size * channels, size, size, channels, GBLUR_U8 };
-          gblur_params params = { sigmas[g], GBLUR_LINEAR_LIGHT | (channels == 4 ? GBLUR_PREMULTIPLY_ALPHA : 0),
-                                  NULL, NULL };
+          gblur_params params = { .sigma = sigmas[g],
+                                  .flags = GBLUR_LINEAR_LIGHT
+                                           | (channels == 4 ? GBLUR_PREMULTIPLY_ALPHA : 0) };
           src.data = gblur_engine_alloc_host (engine, src.stride * hh);
           dst.data = gblur_engine_alloc_host (engine, dst.stride * size);
           for (int row = 0; row < hh; row++)

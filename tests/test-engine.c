@@ -82,7 +82,7 @@ blur_case (gblur_engine *engine, int w, int h, int c, gblur_sample s, double sig
   gblur_image  src = make_image (w, h, c, s, src_pad, pattern);
   gblur_image  dst = make_poisoned_like (&src, dst_pad);
   double      *ref = malloc ((size_t) w * h * c * sizeof *ref);
-  gblur_params params = { sigma, flags, NULL, NULL };
+  gblur_params params = { .sigma = sigma, .flags = flags };
   gblur_result result;
   gblur_status st = gblur_engine_run (engine, &src, &dst, &params, &result);
 
@@ -179,7 +179,7 @@ test_windows (gblur_engine *engine)
       gblur_image  dst = src;
       double      *ref = malloc ((size_t) w * h * c * sizeof *ref);
       double      *crop = malloc ((size_t) ww * wh * c * sizeof *crop);
-      gblur_params params = { sigma, flags, NULL, NULL };
+      gblur_params params = { .sigma = sigma, .flags = flags };
       gblur_result result;
       gblur_status st;
 
@@ -232,7 +232,7 @@ test_progress_and_cancel (void)
   gblur_image   dst = make_poisoned_like (&src, 0);
   double       *ref = malloc ((size_t) 200 * 300 * sizeof *ref);
   progress_log  log = { 0, 0, 1, 0 };
-  gblur_params  params = { 3.0, 0, on_progress, &log };
+  gblur_params  params = { .sigma = 3.0, .flags = 0, .progress = on_progress, .user_data = &log };
   gblur_result  result;
   gblur_status  st;
 
@@ -293,7 +293,7 @@ test_errors (void)
   gblur_engine *engine = new_engine (0, 2);
   gblur_image   src = make_image (16, 9, 3, GBLUR_U8, 0, 0);
   gblur_image   dst = make_poisoned_like (&src, 0);
-  gblur_params  ok = { 2.0, 0, NULL, NULL };
+  gblur_params  ok = { .sigma = 2.0, .flags = 0 };
   gblur_image   bad;
   gblur_params  p;
   static const double bad_sigmas[] = { 0.0, 0.0999, -1.0, 500.01, 1e9 };
@@ -443,7 +443,7 @@ test_cuda_specific (gblur_engine *engine)
         gblur_image  out_gpu = make_poisoned_like (&src, 0);
         gblur_image  out_cpu = make_poisoned_like (&src, 0);
         gblur_image  out_dev = make_poisoned_like (&src, 0);
-        gblur_params params = { sigmas[i], flags, NULL, NULL };
+        gblur_params params = { .sigma = sigmas[i], .flags = flags };
         size_t       size = src.stride * src.height;
         void        *d_src = NULL, *d_dst = NULL;
         int          worst = 0, worst_dev = 0;

@@ -162,7 +162,7 @@ test_read_at_creation (void)
   gblur_engine *clean = must_engine (NULL, GBLUR_BACKEND_CPU, 0, 2, 1);
   gblur_image   src = make_image (40, 30, 1, GBLUR_U8, 0, 0);
   gblur_image   dst = make_poisoned (40, 30, &src, 0);
-  gblur_params  params = { 2.0, 0, NULL, NULL };
+  gblur_params  params = { .sigma = 2.0, .flags = 0 };
   gblur_status  a, b;
 
   setenv ("GBLUR_FAULT", "cpu-alloc", 1);
@@ -192,7 +192,7 @@ test_cpu_alloc (void)
       gblur_image   dst = make_poisoned (97, 61, &src, 3);
       gblur_image   win = make_poisoned (30, 20, &src, 0);
       progress_log  log = { 0, 0 };
-      gblur_params  params = { 3.5, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, on_progress, &log };
+      gblur_params  params = { .sigma = 3.5, .flags = GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, .progress = on_progress, .user_data = &log };
       gblur_result  result = { -1, -1 };
 
       /* Twice: a failed run leaves the engine as it was. */
@@ -228,7 +228,7 @@ cpu_stripe_case (int w, int h, int c, gblur_sample s, unsigned flags, double sig
   gblur_image   want = make_poisoned (ww, wh, &src, 2);
   gblur_image   dst = make_poisoned (ww, wh, &src, 2);
   progress_log  log = { 0, 0 };
-  gblur_params  params = { sigma, flags, on_progress, &log };
+  gblur_params  params = { .sigma = sigma, .flags = flags, .progress = on_progress, .user_data = &log };
   gblur_result  result;
   gblur_status  st = gblur_engine_run_window (clean, &src, wx, wy, &want, &params, &result);
   int           steps = log.calls;
@@ -296,7 +296,7 @@ stalled_child (gblur_backend backend)
   gblur_engine *engine = must_engine ("stall:2", backend, 1 << 20, 1, 1);   /* small: many tiles */
   gblur_image   src = make_image (600, 2000, 1, GBLUR_U8, 0, 0);
   gblur_image   dst = make_poisoned_like (&src, 0);
-  gblur_params  params = { 3.0, 0, report_progress, &fd };
+  gblur_params  params = { .sigma = 3.0, .flags = 0, .progress = report_progress, .user_data = &fd };
 
   setvbuf (stdout, NULL, _IONBF, 0);
   dprintf (fd, "finished %s\n", gblur_status_name (gblur_engine_run (engine, &src, &dst, &params, NULL)));
@@ -378,7 +378,7 @@ test_cuda_init (void)
       gblur_image  src = make_image (33, 21, 3, GBLUR_U8, 0, 0);
       gblur_image  dst = make_poisoned (33, 21, &src, 0);
       double      *ref = malloc ((size_t) 33 * 21 * 3 * sizeof *ref);
-      gblur_params params = { 1.5, GBLUR_LINEAR_LIGHT, NULL, NULL };
+      gblur_params params = { .sigma = 1.5, .flags = GBLUR_LINEAR_LIGHT };
       gblur_result result;
       st = gblur_engine_run (engine, &src, &dst, &params, &result);
       reference_blur (&src, 1.5, GBLUR_LINEAR_LIGHT, ref);
@@ -418,7 +418,7 @@ test_cuda_sites_on_cpu (void)
   gblur_engine *engine = must_engine ("cuda-alloc,cuda-copy,cuda-launch", GBLUR_BACKEND_CPU, 0, 2, 1);
   gblur_image   src = make_image (50, 40, 1, GBLUR_U8, 0, 0);
   gblur_image   dst = make_poisoned (50, 40, &src, 0);
-  gblur_params  params = { 2.0, 0, NULL, NULL };
+  gblur_params  params = { .sigma = 2.0, .flags = 0 };
   gblur_result  result;
   gblur_status  st = gblur_engine_run (engine, &src, &dst, &params, &result);
 
@@ -453,7 +453,7 @@ cuda_fault_case (const cuda_case *k)
   double       *ref = malloc ((size_t) k->w * k->h * k->c * sizeof *ref);
   double        tol = k->s == GBLUR_F32 ? 1e-4 : 1.0;
   progress_log  log = { 0, 0 };
-  gblur_params  params = { k->sigma, k->flags, on_progress, &log };
+  gblur_params  params = { .sigma = k->sigma, .flags = k->flags, .progress = on_progress, .user_data = &log };
   gblur_result  result;
   gblur_status  st;
   int           tiles;
@@ -574,7 +574,7 @@ test_cuda_sites (void)
     gblur_engine *e = must_engine ("cuda-init", GBLUR_BACKEND_AUTO, CUDA_LIMIT, CUDA_THREADS, 0);
     gblur_image   src = make_image (120, 90, 1, GBLUR_U8, 0, 0);
     gblur_image   a = make_poisoned (120, 90, &src, 0), b = make_poisoned (120, 90, &src, 0);
-    gblur_params  params = { 2.0, 0, NULL, NULL };
+    gblur_params  params = { .sigma = 2.0, .flags = 0 };
     gblur_status  sa = gblur_engine_run (cpu, &src, &a, &params, NULL);
     gblur_status  sb = gblur_engine_run (e, &src, &b, &params, NULL);
     check (gblur_engine_backend (e) == GBLUR_BACKEND_CPU && sa == GBLUR_OK && sb == GBLUR_OK
@@ -595,7 +595,7 @@ test_cuda_sites (void)
     gblur_image  src = make_image (200, 150, 1, GBLUR_U8, 0, 0);
     size_t       size = src.stride * src.height;
     void        *d_src = NULL, *d_dst = NULL;
-    gblur_params params = { 2.0, 0, NULL, NULL };
+    gblur_params params = { .sigma = 2.0, .flags = 0 };
 
     if (cudaMalloc (&d_src, size) == cudaSuccess && cudaMalloc (&d_dst, size) == cudaSuccess)
       {

@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include <libgimp/gimp.h>
 
 #include "blur-procedure.h"
 
@@ -54,23 +53,6 @@ blur_check_arguments (gdouble sigma, gboolean drawable_valid, gboolean is_group,
       return FALSE;
     }
   return TRUE;
-}
-
-void
-blur_gegl_init (gboolean interactive)
-{
-  /* GEGL's operations live in modules that gegl_init loads (dozens of
-   * libraries: a tenth of a second or more per run on a small machine, more
-   * than moving a 4096² layer).  Outside the dialog the plug-in uses no
-   * operation, only buffers: point GEGL at the plug-in's own folder, which
-   * holds none. */
-  if (!interactive && !blur_environment ()->gegl_modules)
-    {
-      gchar *folder = g_path_get_dirname (gimp_get_progname ());
-      g_setenv ("GEGL_PATH", folder, TRUE);
-      g_free (folder);
-    }
-  gegl_init (NULL, NULL);
 }
 
 gblur_engine *

@@ -1,5 +1,6 @@
 /* What the front ends share about the procedure: its identity and texts,
- * the argument checks, errors, the engine, and the plug-in's environment. */
+ * the argument checks, errors, the engine, and the plug-in's environment.
+ * No libgimp here: the GEGL operation uses it too. */
 #ifndef BLUR_PROCEDURE_H
 #define BLUR_PROCEDURE_H
 
@@ -61,10 +62,6 @@ gboolean  blur_check_arguments (gdouble   sigma,
                                 gboolean  is_group,
                                 gboolean  is_indexed,
                                 GError  **error);
-
-/* gegl_init for the plug-in: without GEGL's operation modules unless
- * `interactive` (the dialog may want them; the pixel path needs none). */
-void      blur_gegl_init (gboolean interactive);
 
 /* The engine, created once per plug-in run or dialog; NULL with *error set. */
 gblur_engine *blur_engine_new (GError **error);

@@ -12,6 +12,10 @@ typedef GimpDrawable *BlurDrawable;
 typedef gint32 BlurDrawable;
 #endif
 
+/* gegl_init for the plug-in: without GEGL's operation modules unless
+ * `interactive` (the dialog may want them; the pixel path needs none). */
+void        blur_gegl_init       (gboolean interactive);
+
 /* The format the pixel path reads the drawable in: its own in GIMP 3.  In
  * sRGB in GIMP 2.10, whatever the image's profile: 2.10 does not
  * colour-manage its filters (its own blur decodes the sRGB curve), and on

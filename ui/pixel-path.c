@@ -132,12 +132,14 @@ layout_bytes_per_pixel (const PixelLayout *layout)
   return layout->channels * sample_bytes[layout->sample];
 }
 
-/* Reads `rect` of `buffer` into rows at `data`, as the engine takes them. */
+/* Reads `rect` (at the shape's mipmap level) of `buffer` into rows at
+ * `data`, as the engine takes them. */
 static void
-read_rows (GeglBuffer *buffer, const GeglRectangle *rect, const PixelLayout *layout,
-           guchar *data, gsize stride)
+read_rows (GeglBuffer *buffer, const GeglRectangle *rect, const BlurShape *shape,
+           const PixelLayout *layout, guchar *data, gsize stride)
 {
-  gegl_buffer_get (buffer, rect, 1.0, layout->format, data, stride, GEGL_ABYSS_CLAMP);
+  gegl_buffer_get (buffer, rect, 1.0 / (1 << shape->level), layout->format, data, stride,
+                   shape->abyss);
   if (layout->curve)
     for (gint row = 0; row < rect->height; row++)
       tone_curve_decode (layout->curve, data + row * stride, rect->width, layout->alpha);
@@ -152,34 +154,68 @@ encode_rows (const PixelLayout *layout, guchar *data, gsize stride, gint width, 
       tone_curve_encode (layout->curve, data + row * stride, width, layout->alpha);
 }
 
-/* Writes the engine's rows at `data` (converted in place) into `rect` of `shadow`. */
+/* Writes the engine's rows at `data` (converted in place) into `rect` of
+ * `output`, at mipmap `level`. */
 static void
-write_rows (GeglBuffer *shadow, const GeglRectangle *rect, const PixelLayout *layout,
+write_rows (GeglBuffer *output, const GeglRectangle *rect, gint level, const PixelLayout *layout,
             guchar *data, gsize stride)
 {
   encode_rows (layout, data, stride, rect->width, rect->height);
-  gegl_buffer_set (shadow, rect, 0, layout->format, data, stride);
-  gegl_buffer_flush (shadow);
+  gegl_buffer_set (output, rect, level, layout->format, data, stride);
+  gegl_buffer_flush (output);
 }
 
-/* The rectangle to read for `roi`: grown by the blur radius r, clamped to
- * the buffer (beyond it the engine clamps as a whole-image blur would); and
- * packed images in layout->format, from the engine's allocator, for it
- * (*src) and for the result (*out).  On failure the caller still frees both
- * (either may be NULL). */
-static gboolean
-alloc_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout,
-              const GeglRectangle *roi, gint r, GeglRectangle *halo, gblur_image *src,
-              gblur_image *out, GError **error)
+/* The engine's parameters for the shape: one sigma when both axes share it. */
+static gblur_params
+shape_params (const BlurShape *shape, const PixelLayout *layout, gblur_progress_fn progress,
+              gpointer data)
+{
+  gblur_params params = { .flags = layout->flags, .progress = progress, .user_data = data };
+
+  if (shape->sigma_x == shape->sigma_y)
+    params.sigma = shape->sigma_x;
+  else
+    params.sigma_x = shape->sigma_x, params.sigma_y = shape->sigma_y;
+  return params;
+}
+
+/* The rectangle to read for `roi`: grown by the blur's reach on each axis.
+ * Clamped to the buffer where the abyss is clamped anyway (the engine clamps
+ * as a whole-image blur would), else read whole: GEGL fills it.  All at the
+ * shape's mipmap level. */
+static GeglRectangle
+halo_of (GeglBuffer *buffer, const GeglRectangle *roi, const BlurShape *shape)
 {
   const GeglRectangle *extent = gegl_buffer_get_extent (buffer);
-  gint                 bpp = layout_bytes_per_pixel (layout);
+  gint                 rx = gblur_radius (shape->sigma_x), ry = gblur_radius (shape->sigma_y);
+  GeglRectangle        halo = { roi->x - rx, roi->y - ry, roi->width + 2 * rx,
+                                roi->height + 2 * ry };
+  GeglRectangle        bounds = *extent;
 
-  halo->x = MAX (extent->x, roi->x - r);
-  halo->y = MAX (extent->y, roi->y - r);
-  halo->width = MIN (extent->x + extent->width, roi->x + roi->width + r) - halo->x;
-  halo->height = MIN (extent->y + extent->height, roi->y + roi->height + r) - halo->y;
+  if (shape->abyss != GEGL_ABYSS_CLAMP)
+    return halo;
+  if (shape->level > 0)
+    {
+      bounds.x = extent->x >> shape->level;
+      bounds.y = extent->y >> shape->level;
+      bounds.width = ((extent->x + extent->width) >> shape->level) - bounds.x;
+      bounds.height = ((extent->y + extent->height) >> shape->level) - bounds.y;
+    }
+  gegl_rectangle_intersect (&halo, &halo, &bounds);
+  return halo;
+}
 
+/* Packed images in layout->format, from the engine's allocator: the halo
+ * for `roi` (*src) and the result (*out).  On failure the caller still frees
+ * both (either may be NULL). */
+static gboolean
+alloc_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout,
+              const GeglRectangle *roi, const BlurShape *shape, GeglRectangle *halo,
+              gblur_image *src, gblur_image *out, GError **error)
+{
+  gint bpp = layout_bytes_per_pixel (layout);
+
+  *halo = halo_of (buffer, roi, shape);
   *src = (gblur_image) { NULL, (size_t) halo->width * bpp, halo->width, halo->height,
                          layout->channels, layout->sample };
   *out = (gblur_image) { NULL, (size_t) roi->width * bpp, roi->width, roi->height,
@@ -200,7 +236,7 @@ alloc_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layou
  * written anywhere else. */
 static gboolean
 blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout,
-             const GeglRectangle *roi, gdouble sigma, BlurProgressFunc progress,
+             const GeglRectangle *roi, const BlurShape *shape, BlurProgressFunc progress,
              gpointer progress_data, gblur_image *out, GError **error)
 {
   GeglRectangle        halo;
@@ -210,16 +246,16 @@ blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout
   ProgressRelay        relay = { progress, progress_data, 0 };
   gblur_status         status;
 
-  if (!alloc_window (engine, buffer, layout, roi, gblur_radius (sigma), &halo, &src, out, error))
+  if (!alloc_window (engine, buffer, layout, roi, shape, &halo, &src, out, error))
     goto fail;
 
   if (progress)
     progress (0.0, progress_data);
-  read_rows (buffer, &halo, layout, src.data, src.stride);
+  read_rows (buffer, &halo, shape, layout, src.data, src.stride);
   if (progress)
     progress (0.1, progress_data);
 
-  params = (gblur_params) { sigma, layout->flags, relay_progress, &relay };
+  params = shape_params (shape, layout, relay_progress, &relay);
   status = gblur_engine_run_window (engine, &src, roi->x - halo.x, roi->y - halo.y, out,
                                     &params, &result);
   if (status != GBLUR_OK)
@@ -279,6 +315,7 @@ typedef struct {
   GeglBuffer       *buffer;
   GeglBuffer       *shadow;
   PixelLayout       layout;
+  BlurShape         shape;
   GeglRectangle     roi;
   GeglRectangle     halo;
   gblur_image       src;
@@ -359,7 +396,7 @@ transfer_read_to (Transfer *t, gint to)
   if (to <= t->read_to)
     return;
   rect = (GeglRectangle) { t->halo.x, t->read_to, t->halo.width, to - t->read_to };
-  read_rows (t->buffer, &rect, &t->layout,
+  read_rows (t->buffer, &rect, &t->shape, &t->layout,
              (guchar *) t->src.data + (gsize) (t->read_to - t->halo.y) * t->src.stride,
              t->src.stride);
   t->read_to = to;
@@ -374,7 +411,7 @@ transfer_write_to (Transfer *t, gint to)
   if (to <= t->written_to)
     return;
   rect = (GeglRectangle) { t->roi.x, t->written_to, t->roi.width, to - t->written_to };
-  write_rows (t->shadow, &rect, &t->layout,
+  write_rows (t->shadow, &rect, 0, &t->layout,
               (guchar *) t->out.data + (gsize) (t->written_to - t->roi.y) * t->out.stride,
               t->out.stride);
   t->written_to = to;
@@ -397,7 +434,7 @@ part_init (BlurPart *part, const Transfer *t, gint first, gint end)
   part->dst = t->out;
   part->dst.data = (guchar *) t->out.data + (gsize) (first - t->roi.y) * t->out.stride;
   part->dst.height = end - first;
-  part->params = (gblur_params) { 0, t->layout.flags, part_progress, part };
+  part->params = shape_params (&t->shape, &t->layout, part_progress, part);
   part->first_row = first;
   part->status = GBLUR_OK;
   g_mutex_init (&part->lock);
@@ -441,13 +478,12 @@ part_follow (Transfer *t, BlurPart *part)
 /* Blurs output rows [bounds[i], bounds[i + 1]); while the worker blurs,
  * this thread reads the next part's rows and writes the finished ones. */
 static gboolean
-run_part (Transfer *t, gdouble sigma, const gint *bounds, gint i, gint nparts, GError **error)
+run_part (Transfer *t, const gint *bounds, gint i, gint nparts, GError **error)
 {
   BlurPart  part;
   GThread  *worker = NULL;
 
   part_init (&part, t, bounds[i], bounds[i + 1]);
-  part.params.sigma = sigma;
   if (t->overlap)
     {
       worker = g_thread_new ("cuda-gaussian-blur", part_run, &part);
@@ -474,12 +510,12 @@ run_part (Transfer *t, gdouble sigma, const gint *bounds, gint i, gint nparts, G
 }
 
 static void
-log_transfer (const Transfer *t, gdouble sigma, gint nparts, gint64 start)
+log_transfer (const Transfer *t, gint nparts, gint64 start)
 {
   g_printerr ("cuda-gaussian-blur: %d progress steps\n", t->steps);
   g_printerr ("cuda-gaussian-blur: %d×%d %s, sigma %g: %.1f ms (read, blur, write) on %s, "
               "%d part%s%s\n",
-              t->roi.width, t->roi.height, babl_get_name (t->layout.format), sigma,
+              t->roi.width, t->roi.height, babl_get_name (t->layout.format), t->shape.sigma_x,
               (g_get_monotonic_time () - start) / 1000.0, gblur_engine_describe (t->engine),
               nparts, nparts > 1 ? "s" : "", t->overlap ? ", overlapped" : "");
 }
@@ -498,13 +534,14 @@ blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
   if (!choose_layout (drawable_format, linear, &t.layout, error))
     return FALSE;
   t.roi = (GeglRectangle) { x, y, width, height };
+  t.shape = (BlurShape) { sigma, sigma, linear, GEGL_ABYSS_CLAMP, 0 };
   t.radius = gblur_radius (sigma);
   t.overlap = blur_environment ()->overlap;
   t.progress = progress;
   t.progress_data = progress_data;
   g_object_get (shadow, "tile-height", &t.tile_h, NULL);
   t.tile_h = MAX (t.tile_h, 1);
-  ok = alloc_window (engine, buffer, &t.layout, &t.roi, t.radius, &t.halo, &t.src, &t.out, error);
+  ok = alloc_window (engine, buffer, &t.layout, &t.roi, &t.shape, &t.halo, &t.src, &t.out, error);
   if (ok)
     {
       nparts = plan_parts (y, height, t.radius, t.tile_h, bounds, t.overlap ? MAX_PARTS : 1);
@@ -514,11 +551,11 @@ blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
         progress (0.0, progress_data);
       transfer_read_to (&t, bounds[1] + t.radius);
       for (gint i = 0; i < nparts && ok; i++)
-        ok = run_part (&t, sigma, bounds, i, nparts, error);
+        ok = run_part (&t, bounds, i, nparts, error);
       if (ok && progress)
         progress (1.0, progress_data);
       if (ok && blur_environment ()->verbose)
-        log_transfer (&t, sigma, nparts, start);
+        log_transfer (&t, nparts, start);
     }
   gblur_engine_free_host (engine, t.src.data);
   gblur_engine_free_host (engine, t.out.data);
@@ -530,18 +567,45 @@ blur_to_memory (gblur_engine *engine, GeglBuffer *buffer, const Babl *drawable_f
                 const GeglRectangle *roi, gdouble sigma, gboolean linear,
                 const Babl *out_format, guchar *out, gint out_rowstride, GError **error)
 {
+  BlurShape    shape = { sigma, sigma, linear, GEGL_ABYSS_CLAMP, 0 };
   PixelLayout  layout;
   gblur_image  blurred;
   const Babl  *fish;
 
   if (!choose_layout (drawable_format, linear, &layout, error)
-      || !blur_window (engine, buffer, &layout, roi, sigma, NULL, NULL, &blurred, error))
+      || !blur_window (engine, buffer, &layout, roi, &shape, NULL, NULL, &blurred, error))
     return FALSE;
   encode_rows (&layout, blurred.data, blurred.stride, roi->width, roi->height);
   fish = babl_fish (layout.format, out_format);
   for (gint row = 0; row < roi->height; row++)
     babl_process (fish, (const guchar *) blurred.data + row * blurred.stride,
                   out + row * out_rowstride, roi->width);
+  gblur_engine_free_host (engine, blurred.data);
+  return TRUE;
+}
+
+const Babl *
+blur_region_format (const Babl *source_format, gboolean linear)
+{
+  PixelLayout layout;
+
+  if (!source_format || !choose_layout (source_format, linear, &layout, NULL))
+    return NULL;
+  return layout.format;
+}
+
+gboolean
+blur_region (gblur_engine *engine, GeglBuffer *input, const Babl *source_format,
+             const GeglRectangle *roi, const BlurShape *shape, GeglBuffer *output,
+             GError **error)
+{
+  PixelLayout layout;
+  gblur_image blurred;
+
+  if (!choose_layout (source_format, shape->linear, &layout, error)
+      || !blur_window (engine, input, &layout, roi, shape, NULL, NULL, &blurred, error))
+    return FALSE;
+  write_rows (output, roi, shape->level, &layout, blurred.data, blurred.stride);
   gblur_engine_free_host (engine, blurred.data);
   return TRUE;
 }

@@ -6,6 +6,18 @@
 #include <gegl.h>
 #include "gblur.h"
 
+/* How to blur: a standard deviation per axis (0: that axis is not blurred),
+ * in linear light or on the stored values, with what lies outside the
+ * buffer, at a mipmap level: coordinates and sigmas are that level's, and
+ * the input is read at scale 2^-level. */
+typedef struct {
+  gdouble         sigma_x;
+  gdouble         sigma_y;
+  gboolean        linear;
+  GeglAbyssPolicy abyss;
+  gint            level;
+} BlurShape;
+
 /* Progress sink: fraction in [0,1]. */
 typedef void (*BlurProgressFunc) (gdouble fraction, gpointer user_data);
 
@@ -41,5 +53,20 @@ gboolean  blur_to_memory (gblur_engine        *engine,
                           guchar              *out,
                           gint                 out_rowstride,
                           GError             **error);
+
+/* For the GEGL operation: the format to ask GEGL for, nearest the source's
+ * (8-bit data stays 8-bit); NULL for a format the path cannot take. */
+const Babl *blur_region_format (const Babl *source_format,
+                                gboolean    linear);
+
+/* For the GEGL operation: blurs `roi` of `input` (read with its halo, as the
+ * shape says) into the same rectangle of `output`, in one engine run. */
+gboolean  blur_region (gblur_engine        *engine,
+                       GeglBuffer          *input,
+                       const Babl          *source_format,
+                       const GeglRectangle *roi,
+                       const BlurShape     *shape,
+                       GeglBuffer          *output,
+                       GError             **error);
 
 #endif

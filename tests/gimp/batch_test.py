@@ -150,25 +150,49 @@ def from_linear(l):
     return np.where(l <= 0.0031308, 12.92 * l, 1.055 * l ** (1 / 2.4) - 0.055)
 
 
-def blur(a, sigma):
+def weights(sigma):
+    """The engine's kernel: sampled, normalised, radius ceil(3 sigma); sigma 0
+    is the identity."""
     r = math.ceil(3 * sigma)
     k = np.arange(-r, r + 1)
-    w = np.exp(-k * k / (2 * sigma * sigma))
-    w /= w.sum()
-    h, wd = a.shape[:2]
-    out = np.zeros_like(a)
-    for i, wk in enumerate(w):                      # vertical
-        out += wk * a[np.clip(np.arange(h) + k[i], 0, h - 1)]
-    res = np.zeros_like(a)
-    for i, wk in enumerate(w):                      # horizontal
-        res += wk * out[:, np.clip(np.arange(wd) + k[i], 0, wd - 1)]
+    w = np.exp(-k * k / (2 * sigma * sigma)) if sigma > 0 else np.ones(1)
+    return k, w / w.sum()
+
+
+def blur(a, sigma, sigma_y=None, outside=None, grow=False):
+    """Vertical then horizontal, in double.  Outside the image: the edge
+    (outside None) or a constant pixel; grow: the result grows by the reach."""
+    sigma_y = sigma if sigma_y is None else sigma_y
+    kx, wx = weights(sigma)
+    ky, wy = weights(sigma_y)
+    rx, ry = kx[-1], ky[-1]
+    px, py = rx * (2 if grow else 1), ry * (2 if grow else 1)
+    if outside is None:
+        a = np.pad(a, ((py, py), (px, px), (0, 0)), mode="edge")
+    else:
+        padded = np.empty((a.shape[0] + 2 * py, a.shape[1] + 2 * px, a.shape[2]))
+        padded[...] = outside
+        padded[py:py + a.shape[0], px:px + a.shape[1]] = a
+        a = padded
+    h, wd = a.shape[0] - 2 * ry, a.shape[1] - 2 * rx
+    out = np.zeros((h, a.shape[1], a.shape[2]))
+    for i, wk in enumerate(wy):                     # vertical
+        out += wk * a[i:i + h]
+    res = np.zeros((h, wd, a.shape[2]))
+    for i, wk in enumerate(wx):                     # horizontal
+        res += wk * out[:, i:i + wd]
     return res
 
 
-def expected(stored, scale, sigma, linear, float_stored_linear=False, curve=None):
+def expected(stored, scale, sigma, linear, float_stored_linear=False, curve=None,
+             sigma_y=None, outside=None, grow=False):
     """What the plug-in must produce, in the stored units (unrounded); curve:
-    the (decode, encode) pair of the image's space, default sRGB's."""
+    the (decode, encode) pair of the image's space, default sRGB's; sigma_y,
+    outside (a constant pixel, straight, in stored units / scale) and grow as
+    for blur()."""
     decode, encode = curve or (to_linear, from_linear)
+    if outside is not None:
+        outside = np.array(outside, np.float64)[None, None, :].copy()
     x = stored.astype(np.float64) / scale
     c = x.shape[2]
     alpha = c in (2, 4)
@@ -182,9 +206,13 @@ def expected(stored, scale, sigma, linear, float_stored_linear=False, curve=None
             x[..., colors] = decode(x[..., colors])
     elif linear:
         x[..., colors] = decode(x[..., colors])
+        if outside is not None:
+            outside[..., colors] = decode(outside[..., colors])
     if alpha:
         x[..., colors] *= x[..., -1:]
-    y = blur(x, sigma)
+        if outside is not None:
+            outside[..., colors] *= outside[..., -1:]
+    y = blur(x, sigma, sigma_y, outside, grow)
     if alpha:
         a = y[..., -1:]
         y[..., colors] = np.where(a > 0, y[..., colors] / np.where(a > 0, a, 1), 0)

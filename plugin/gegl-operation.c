@@ -1,0 +1,190 @@
+/* The GEGL operation cuda:gaussian-blur: the blur inside the process that
+ * holds the pixels (GIMP's, or the gegl tool's), with the properties of
+ * GEGL's own gegl:gaussian-blur.  It renders the region it is asked for in
+ * one engine run and lets GEGL cache it; the pixel path (ui/) reads the
+ * halo with the abyss policy, so every policy is exact. */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#ifdef GEGL_PROPERTIES
+
+enum_start (cuda_gaussian_blur_abyss)
+   enum_value (CUDA_GAUSSIAN_BLUR_ABYSS_NONE,  "none",  N_("None"))
+   enum_value (CUDA_GAUSSIAN_BLUR_ABYSS_CLAMP, "clamp", N_("Clamp"))
+   enum_value (CUDA_GAUSSIAN_BLUR_ABYSS_BLACK, "black", N_("Black"))
+   enum_value (CUDA_GAUSSIAN_BLUR_ABYSS_WHITE, "white", N_("White"))
+enum_end (CudaGaussianBlurAbyss)
+
+property_double (std_dev_x, _("Size X"), 1.5)
+   description (_("Standard deviation for the horizontal axis (0: no blur along it)"))
+   value_range (0.0, 500.0)
+   ui_range    (0.0, 100.0)
+   ui_gamma    (3.0)
+   ui_meta     ("unit", "pixel-distance")
+   ui_meta     ("axis", "x")
+
+property_double (std_dev_y, _("Size Y"), 1.5)
+   description (_("Standard deviation for the vertical axis (0: no blur along it)"))
+   value_range (0.0, 500.0)
+   ui_range    (0.0, 100.0)
+   ui_gamma    (3.0)
+   ui_meta     ("unit", "pixel-distance")
+   ui_meta     ("axis", "y")
+
+property_enum (abyss_policy, _("Abyss policy"), CudaGaussianBlurAbyss,
+               cuda_gaussian_blur_abyss, CUDA_GAUSSIAN_BLUR_ABYSS_CLAMP)
+   description (_("How image edges are handled"))
+
+property_boolean (clip_extent, _("Clip to the input extent"), TRUE)
+   description (_("Should the output extent be clipped to the input extent"))
+
+property_boolean (linear, _("Linear light"), TRUE)
+   description (_("Blur in linear light (TRUE) or the stored, perceptual values (FALSE)"))
+
+#else
+
+#define GEGL_OP_FILTER
+#define GEGL_OP_NAME     cuda_gaussian_blur
+#define GEGL_OP_C_SOURCE gegl-operation.c
+
+#include "gegl-op.h"
+#include "blur-procedure.h"
+#include "pixel-path.h"
+#include "operation-support.h"
+
+static GeglAbyssPolicy
+abyss_of (CudaGaussianBlurAbyss abyss)
+{
+  switch (abyss)
+    {
+    case CUDA_GAUSSIAN_BLUR_ABYSS_NONE:  return GEGL_ABYSS_NONE;
+    case CUDA_GAUSSIAN_BLUR_ABYSS_BLACK: return GEGL_ABYSS_BLACK;
+    case CUDA_GAUSSIAN_BLUR_ABYSS_WHITE: return GEGL_ABYSS_WHITE;
+    default:                             return GEGL_ABYSS_CLAMP;
+    }
+}
+
+/* How far the blur reaches along each axis, at full resolution. */
+static GeglRectangle
+grow (const GeglRectangle *rect, GeglProperties *o)
+{
+  gint rx = gblur_radius (o->std_dev_x), ry = gblur_radius (o->std_dev_y);
+
+  return (GeglRectangle) { rect->x - rx, rect->y - ry, rect->width + 2 * rx,
+                           rect->height + 2 * ry };
+}
+
+static void
+prepare (GeglOperation *operation)
+{
+  GeglProperties *o = GEGL_PROPERTIES (operation);
+  const Babl     *source = gegl_operation_get_source_format (operation, "input");
+  const Babl     *format = blur_region_format (source, o->linear);
+
+  if (!format)   /* no source yet, or one the path cannot take */
+    format = babl_format_with_space ("RGBA float", source);
+  gegl_operation_set_format (operation, "input", format);
+  gegl_operation_set_format (operation, "output", format);
+}
+
+static GeglRectangle
+get_bounding_box (GeglOperation *operation)
+{
+  const GeglRectangle *in = gegl_operation_source_get_bounding_box (operation, "input");
+
+  if (!in)
+    return *GEGL_RECTANGLE (0, 0, 0, 0);
+  if (gegl_rectangle_is_infinite_plane (in) || GEGL_PROPERTIES (operation)->clip_extent)
+    return *in;
+  return grow (in, GEGL_PROPERTIES (operation));
+}
+
+static GeglRectangle
+get_required_for_output (GeglOperation *operation, const gchar *input_pad,
+                         const GeglRectangle *roi)
+{
+  (void) input_pad;
+  return grow (roi, GEGL_PROPERTIES (operation));
+}
+
+static GeglRectangle
+get_invalidated_by_change (GeglOperation *operation, const gchar *input_pad,
+                           const GeglRectangle *input_region)
+{
+  (void) input_pad;
+  return grow (input_region, GEGL_PROPERTIES (operation));
+}
+
+/* The whole result at once: GEGL renders in chunks, and each chunk would
+ * otherwise pay its own halo and engine run. */
+static GeglRectangle
+get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
+{
+  GeglRectangle box = get_bounding_box (operation);
+
+  if (gegl_rectangle_is_empty (&box) || gegl_rectangle_is_infinite_plane (&box))
+    return *roi;
+  return box;
+}
+
+/* `rect` at mipmap `level`, as GEGL's own blurs scale it. */
+static GeglRectangle
+at_level (const GeglRectangle *rect, gint level)
+{
+  GeglRectangle scaled = { rect->x >> level, rect->y >> level, 0, 0 };
+
+  scaled.width = ((rect->x + rect->width) >> level) - scaled.x;
+  scaled.height = ((rect->y + rect->height) >> level) - scaled.y;
+  return scaled;
+}
+
+static gboolean
+process (GeglOperation *operation, GeglBuffer *input, GeglBuffer *output,
+         const GeglRectangle *result, gint level)
+{
+  GeglProperties *o = GEGL_PROPERTIES (operation);
+  GeglRectangle   roi = at_level (result, level);
+  BlurShape       shape = { o->std_dev_x / (1 << level), o->std_dev_y / (1 << level), o->linear,
+                            abyss_of (o->abyss_policy), level };
+
+  if (gegl_rectangle_is_empty (&roi))
+    return TRUE;
+  if (shape.sigma_x <= 0.0 && shape.sigma_y <= 0.0)
+    {
+      gegl_buffer_copy (input, result, GEGL_ABYSS_NONE, output, result);
+      return TRUE;
+    }
+  return operation_blur (input, gegl_operation_get_source_format (operation, "input"), &roi,
+                         &shape, output, result);
+}
+
+static void
+gegl_op_class_init (GeglOpClass *klass)
+{
+  GeglOperationClass       *operation_class = GEGL_OPERATION_CLASS (klass);
+  GeglOperationFilterClass *filter_class = GEGL_OPERATION_FILTER_CLASS (klass);
+
+  operation_bind_catalogs ();
+  operation_class->prepare = prepare;
+  operation_class->get_bounding_box = get_bounding_box;
+  operation_class->get_required_for_output = get_required_for_output;
+  operation_class->get_invalidated_by_change = get_invalidated_by_change;
+  operation_class->get_cached_region = get_cached_region;
+  /* One engine run per region; the engine uses every core (or the GPU). */
+  operation_class->threaded = FALSE;
+  operation_class->want_in_place = FALSE;
+  filter_class->process = process;
+
+  gegl_operation_class_set_keys (operation_class,
+    "name",            "cuda:gaussian-blur",
+    "title",           _("Gaussian Blur (CUDA)"),
+    "categories",      "blur",
+    "description",     _("Exact Gaussian blur, on an NVIDIA GPU when there is one, else on "
+                         "every CPU core; the properties of gegl:gaussian-blur"),
+    "gimp:menu-path",  "<Image>/Filters/Blur",
+    "gimp:menu-label", _("Gaussian Blur (CUDA)…"),
+    NULL);
+}
+
+#endif

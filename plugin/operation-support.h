@@ -1,0 +1,23 @@
+/* What the GEGL operation needs around the pixel path: one engine per
+ * process, its translations, and failures that leave the image as it was. */
+#ifndef OPERATION_SUPPORT_H
+#define OPERATION_SUPPORT_H
+
+#include <gegl.h>
+#include "pixel-path.h"
+
+/* Binds the translations in locale/ beside the module. */
+void     operation_bind_catalogs (void);
+
+/* Blurs `roi` (at the shape's level) of `input` into `output` with the
+ * process's engine, made on first use; one run at a time.  When the blur
+ * cannot run, `result` of `output` gets the input unblurred and a warning
+ * says why: nothing in GIMP's process may crash or lose pixels. */
+gboolean operation_blur          (GeglBuffer          *input,
+                                  const Babl          *source_format,
+                                  const GeglRectangle *roi,
+                                  const BlurShape     *shape,
+                                  GeglBuffer          *output,
+                                  const GeglRectangle *result);
+
+#endif
