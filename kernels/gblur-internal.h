@@ -173,7 +173,7 @@ void         gblur_cpu_free (gblur_cpu *cpu);
 int          gblur_cpu_threads (const gblur_cpu *cpu);
 gblur_status gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size);
 
-/* CUDA backend (gblur-cuda.cu, or gblur-nocuda.c in a CPU-only build). */
+/* CUDA backend (kernels/cuda/backend.cu, or gblur-nocuda.c in a CPU-only build). */
 typedef struct gblur_cuda gblur_cuda;
 gblur_cuda  *gblur_cuda_open (const gblur_settings *settings, char *reason, size_t reason_size);
 void         gblur_cuda_close (gblur_cuda *cuda);
