@@ -57,13 +57,15 @@ gblur_make_weights (double sigma, int radius, float *weights)
 double
 gblur_srgb_to_linear (double v)
 {
-  return v <= 0.04045 ? v / 12.92 : pow ((v + 0.055) / 1.055, 2.4);
+  return v <= GBLUR_SRGB_DECODE_KNEE ? v / GBLUR_SRGB_SLOPE
+                                     : pow ((v + GBLUR_SRGB_OFFSET) / GBLUR_SRGB_SCALE, GBLUR_SRGB_GAMMA);
 }
 
 double
 gblur_linear_to_srgb (double l)
 {
-  return l <= 0.0031308 ? 12.92 * l : 1.055 * pow (l, 1.0 / 2.4) - 0.055;
+  return l <= GBLUR_SRGB_ENCODE_KNEE ? GBLUR_SRGB_SLOPE * l
+                                     : GBLUR_SRGB_SCALE * pow (l, 1.0 / GBLUR_SRGB_GAMMA) - GBLUR_SRGB_OFFSET;
 }
 
 static gblur_srgb_tables srgb_tables;

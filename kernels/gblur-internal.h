@@ -128,7 +128,16 @@ int  gblur_fit_tile_height (const gblur_geometry *geo, int tile_w, int max_h,
 /* The normalised half kernel: weights[0..radius]. */
 void gblur_make_weights (double sigma, int radius, float *weights);
 
-/* sRGB transfer curve (IEC 61966-2-1), double precision. */
+/* sRGB transfer curve (IEC 61966-2-1): its constants, for every backend (the
+ * CUDA kernels use them as floats), and the curve in double precision.
+ *   decode: v <= DECODE_KNEE ? v / SLOPE : ((v + OFFSET) / SCALE)^GAMMA
+ *   encode: l <= ENCODE_KNEE ? SLOPE * l : SCALE * l^(1/GAMMA) - OFFSET */
+#define GBLUR_SRGB_DECODE_KNEE 0.04045
+#define GBLUR_SRGB_ENCODE_KNEE 0.0031308
+#define GBLUR_SRGB_SLOPE       12.92
+#define GBLUR_SRGB_OFFSET      0.055
+#define GBLUR_SRGB_SCALE       1.055
+#define GBLUR_SRGB_GAMMA       2.4
 double gblur_srgb_to_linear (double v);
 double gblur_linear_to_srgb (double l);
 
@@ -164,7 +173,7 @@ void         gblur_cpu_free (gblur_cpu *cpu);
 int          gblur_cpu_threads (const gblur_cpu *cpu);
 gblur_status gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size);
 
-/* CUDA backend (gblur-cuda.cu, or gblur-nocuda.c in a CPU-only build). */
+/* CUDA backend (kernels/cuda/backend.cu, or gblur-nocuda.c in a CPU-only build). */
 typedef struct gblur_cuda gblur_cuda;
 gblur_cuda  *gblur_cuda_open (const gblur_settings *settings, char *reason, size_t reason_size);
 void         gblur_cuda_close (gblur_cuda *cuda);

@@ -3,7 +3,7 @@
 # libtool needed): builds the engine, its tests and the benchmark with nvcc
 # for this machine's GPU, then runs
 #   1. the engine suite on the CUDA backend (quick runs again with the
-#      general and FP32 kernels forced, see gblur-cuda.cu) and on the CPU backend,
+#      general and FP32 kernels forced, see kernels/cuda/backend.cu) and on the CPU backend,
 #   2. the fault-injection tests (GBLUR_FAULT) on both backends, and a
 #      20000x20000 image on each with its memory bounds (huge-image),
 #   3. the quick CUDA suite and the CUDA fault tests under compute-sanitizer
@@ -33,12 +33,14 @@ mkdir -p "$BUILD" "$LOGDIR"
 
 FLAGS="-O3 -g -lineinfo -arch=$ARCH -DHAVE_CUDA -Ikernels -Xcompiler -Wall,-Wextra"
 set -e
-for f in kernels/gblur-common.c kernels/gblur-cpu.c kernels/gblur-engine.c tests/reference.c tests/test-util.c \
+for f in kernels/gblur-common.c kernels/gblur-cpu.c kernels/gblur-engine.c kernels/gblur-settings.c tests/reference.c tests/test-util.c \
          tests/test-engine.c tests/test-faults.c tests/huge-image.c tests/bench.c \
-         tests/preview-bench.c kernels/gblur-cuda.cu; do
+         tests/preview-bench.c kernels/cuda/backend.cu kernels/cuda/kernels-general.cu \
+         kernels/cuda/kernels-gray.cu kernels/cuda/kernels-mma.cu; do
   $NVCC $FLAGS -c "$f" -o "$BUILD/$(basename "$f").o"
 done
-ENGINE="$BUILD/gblur-common.c.o $BUILD/gblur-cpu.c.o $BUILD/gblur-engine.c.o $BUILD/gblur-cuda.cu.o"
+ENGINE="$BUILD/gblur-common.c.o $BUILD/gblur-cpu.c.o $BUILD/gblur-engine.c.o $BUILD/gblur-settings.c.o $BUILD/backend.cu.o
+        $BUILD/kernels-general.cu.o $BUILD/kernels-gray.cu.o $BUILD/kernels-mma.cu.o"
 $NVCC -arch=$ARCH -o "$BUILD/test-engine" $BUILD/test-engine.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
 $NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
 $NVCC -arch=$ARCH -o "$BUILD/huge-image" $BUILD/huge-image.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm

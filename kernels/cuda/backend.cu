@@ -1,0 +1,552 @@
+/* The CUDA backend: the gblur_cuda object (device, streams, buffers, the
+ * taps and sRGB tables in device memory), tile planning and queueing, and
+ * the extern "C" API of gblur-internal.h.  The kernels live in the
+ * kernels-*.cu units (launchers.cuh).
+ *
+ * Host images are processed in tiles (stripes, or column blocks of them when
+ * the memory limit asks) with halos, double-buffered over two streams, so
+ * device memory stays under the engine's limit.  Which kernels a tile gets
+ * (first that applies, launch_tile):
+ *   8-bit gray, radius 9..512, no sRGB curve, sm_80+  tensor cores, two
+ *        passes through an fp16 intermediate (kernels-mma.cu);
+ *   one channel (u8 or float), radius <= 64             the one-channel
+ *        kernels with the taps in the kernel parameters (kernels-gray.cu);
+ *   anything whose tile fits in shared memory           the fused kernel;
+ *   the rest                                             vertical + horizontal
+ *        kernels (both kernels-general.cu).
+ * GBLUR_CUDA_NO_MMA, GBLUR_CUDA_NO_GRAY and GBLUR_CUDA_NO_FUSED skip the
+ * first, the first two, or the fused kernel, so tests can reach each one. */
+#include "launchers.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SETS 2      /* buffer sets (and streams) that tiles alternate over */
+
+struct gblur_cuda {
+  int           device;
+  char          name[256];
+  size_t        fused_shared_limit; /* dynamic shared memory a fused tile may use */
+  bool          gray_off;           /* one channel on the general kernels (GBLUR_CUDA_NO_GRAY) */
+  bool          mma_off;            /* u8 gray without the tensor cores (GBLUR_CUDA_NO_MMA, or < sm_80) */
+  cudaStream_t  stream[SETS];
+  cudaEvent_t   done[SETS];
+  void         *region[SETS];
+  void         *mid[SETS];
+  void         *out[SETS];
+  size_t        region_cap[SETS], mid_cap[SETS], out_cap[SETS];
+  float        *weights;            /* device copy of w[0..GBLUR_MAX_RADIUS] */
+  int           weights_radius;     /* what `weights` holds: -1 unknown */
+  float         weights_held[GBLUR_MAX_RADIUS + 1];
+  float        *decode_u8;          /* 256 */
+  float        *encode_u8_threshold; /* 255 */
+};
+
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess)                                                     \
+      {                                                                        \
+        snprintf (err, err_size, "%s: %s", #call, cudaGetErrorString (e_));    \
+        goto fail;                                                             \
+      }                                                                        \
+  } while (0)
+
+/* `call`, unless an injected fault (GBLUR_FAULT, see gblur-internal.h) fails it
+ * first: then the run takes the same path as on a real CUDA error. */
+#define CHECK_FAULT(hit, call, ...)                                            \
+  do {                                                                         \
+    if (hit)                                                                   \
+      {                                                                        \
+        snprintf (err, err_size, "injected fault: " __VA_ARGS__);              \
+        goto fail;                                                             \
+      }                                                                        \
+    CHECK (call);                                                              \
+  } while (0)
+
+/* Counts an occurrence of a fault site; true for the one that must fail. */
+static bool
+fault_hit (int nth, int *count)
+{
+  return nth > 0 && ++*count == nth;
+}
+
+/* ---- open, close ---- */
+
+extern "C" gblur_cuda *
+gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
+{
+  int                      count = 0, device = settings->cuda_device;
+  cudaDeviceProp           prop;
+  gblur_cuda              *cuda = NULL;
+  const gblur_srgb_tables *srgb = gblur_srgb_tables_get ();
+  cudaError_t              e = cudaGetDeviceCount (&count);
+
+  if (e != cudaSuccess)
+    {
+      snprintf (err, err_size, "no CUDA device: %s", cudaGetErrorString (e));
+      cudaGetLastError (); /* clear */
+      return NULL;
+    }
+  if (count == 0)
+    {
+      snprintf (err, err_size, "no CUDA device");
+      return NULL;
+    }
+  if (device < 0 || device >= count)
+    {
+      snprintf (err, err_size, "GBLUR_CUDA_DEVICE=%s but %d device(s) present",
+                settings->cuda_device_env, count);
+      return NULL;
+    }
+  cuda = (gblur_cuda *) calloc (1, sizeof *cuda);
+  if (!cuda)
+    {
+      snprintf (err, err_size, "out of memory");
+      return NULL;
+    }
+  cuda->device = device;
+  CHECK (cudaSetDevice (device));
+  CHECK (cudaGetDeviceProperties (&prop, device));
+  /* A GPU older than the build's targets has no image for our kernels. */
+  e = general_kernels_loadable ();
+  if (e != cudaSuccess)
+    {
+      snprintf (err, err_size, "%s (compute capability %d.%d) is not supported by this build: %s",
+                prop.name, prop.major, prop.minor, cudaGetErrorString (e));
+      goto fail;
+    }
+  snprintf (cuda->name, sizeof cuda->name, "%s", prop.name);
+  /* Up to the opt-in maximum, but at most 160 KiB so that big tiles (whose
+   * halo would dominate anyway) take the two-kernel path. */
+  cuda->fused_shared_limit = prop.sharedMemPerBlockOptin < ((size_t) 160 << 10)
+                               ? prop.sharedMemPerBlockOptin : ((size_t) 160 << 10);
+  if (settings->cuda_no_fused)   /* to time or test the fallback alone */
+    cuda->fused_shared_limit = 0;
+  cuda->gray_off = settings->cuda_no_gray;
+  cuda->mma_off = settings->cuda_no_mma || prop.major < 8;   /* mma.m16n8k16: sm_80 */
+  for (int s = 0; s < SETS; s++)
+    {
+      CHECK (cudaStreamCreateWithFlags (&cuda->stream[s], cudaStreamNonBlocking));
+      CHECK (cudaEventCreateWithFlags (&cuda->done[s], cudaEventDisableTiming));
+    }
+  CHECK (cudaMalloc (&cuda->weights, (GBLUR_MAX_RADIUS + 1) * sizeof (float)));
+  cuda->weights_radius = -1;
+  CHECK (cudaMalloc (&cuda->decode_u8, sizeof srgb->decode_u8));
+  CHECK (cudaMalloc (&cuda->encode_u8_threshold, sizeof srgb->encode_u8_threshold));
+  CHECK (cudaMemcpy (cuda->decode_u8, srgb->decode_u8, sizeof srgb->decode_u8,
+                     cudaMemcpyHostToDevice));
+  CHECK (cudaMemcpy (cuda->encode_u8_threshold, srgb->encode_u8_threshold,
+                     sizeof srgb->encode_u8_threshold, cudaMemcpyHostToDevice));
+  return cuda;
+
+fail:
+  cudaGetLastError ();
+  gblur_cuda_close (cuda);
+  return NULL;
+}
+
+extern "C" void
+gblur_cuda_close (gblur_cuda *cuda)
+{
+  if (!cuda)
+    return;
+  for (int s = 0; s < SETS; s++)
+    {
+      if (cuda->stream[s])
+        cudaStreamSynchronize (cuda->stream[s]);
+      cudaFree (cuda->region[s]);
+      cudaFree (cuda->mid[s]);
+      cudaFree (cuda->out[s]);
+      if (cuda->done[s])
+        cudaEventDestroy (cuda->done[s]);
+      if (cuda->stream[s])
+        cudaStreamDestroy (cuda->stream[s]);
+    }
+  cudaFree (cuda->weights);
+  cudaFree (cuda->decode_u8);
+  cudaFree (cuda->encode_u8_threshold);
+  free (cuda);
+}
+
+extern "C" const char *
+gblur_cuda_device_name (const gblur_cuda *cuda)
+{
+  return cuda->name;
+}
+
+extern "C" void *
+gblur_cuda_host_alloc (size_t size)
+{
+  void *p = NULL;
+  if (cudaMallocHost (&p, size) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return NULL;
+    }
+  return p;
+}
+
+extern "C" void
+gblur_cuda_host_free (void *ptr)
+{
+  cudaFreeHost (ptr);
+}
+
+/* ---- device memory ---- */
+
+/* An injected allocation failure leaves the buffer as a failed cudaMalloc
+ * in reserve() would: freed. */
+static bool
+alloc_fault (void **buf, size_t *cap, const gblur_faults *faults, int *count)
+{
+  if (!fault_hit (faults->cuda_alloc, count))
+    return false;
+  cudaFree (*buf);
+  *buf = NULL;
+  *cap = 0;
+  return true;
+}
+
+/* Grows a device buffer to at least `size` bytes. */
+static cudaError_t
+reserve (void **buf, size_t *cap, size_t size)
+{
+  if (*cap >= size)
+    return cudaSuccess;
+  cudaFree (*buf);
+  *buf = NULL;
+  *cap = 0;
+  cudaError_t e = cudaMalloc (buf, size);
+  if (e == cudaSuccess)
+    *cap = size;
+  return e;
+}
+
+/* Puts the job's taps in device memory unless they are there already (a live
+ * preview or a benchmark repeats the same sigma); complete on return. */
+static cudaError_t
+upload_weights (gblur_cuda *cuda, const gblur_job *job)
+{
+  size_t      n = (size_t) (job->radius + 1) * sizeof (float);
+  cudaError_t e;
+
+  if (cuda->weights_radius == job->radius && memcmp (cuda->weights_held, job->weights, n) == 0)
+    return cudaSuccess;
+  cuda->weights_radius = -1;
+  e = cudaMemcpyAsync (cuda->weights, job->weights, n, cudaMemcpyHostToDevice, cuda->stream[0]);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize (cuda->stream[0]);
+  if (e == cudaSuccess)
+    {
+      memcpy (cuda->weights_held, job->weights, n);
+      cuda->weights_radius = job->radius;
+    }
+  return e;
+}
+
+/* ---- tiles ---- */
+
+/* Tile size for a per-set byte budget; full-width stripes when they fit. */
+static int
+plan (const gblur_job *job, size_t budget, size_t reg_elem, size_t mid_elem, size_t out_elem,
+      int max_h, gblur_tiling *tiling)
+{
+  int tile_w = job->geo.win_w;
+  for (;;)
+    {
+      int h = gblur_fit_tile_height (&job->geo, tile_w, max_h, budget, reg_elem, mid_elem, out_elem);
+      if (h > 0)
+        {
+          tiling->tile_w = tile_w;
+          tiling->tile_h = h;
+          return 1;
+        }
+      if (tile_w == 1)
+        return 0;
+      tile_w = (tile_w + 1) / 2;
+    }
+}
+
+/* Tile (tx, ty) of the job with the backend's taps and tables; the caller
+ * fills in where its samples are. */
+static cuda_tile
+tile_at (const gblur_cuda *cuda, const gblur_job *job, const gblur_tiling *tiling, int tx, int ty)
+{
+  cuda_tile t;
+  memset (&t, 0, sizeof t);
+  gblur_tile_at (&job->geo, tiling, tx, ty, &t.rect);
+  t.w = cuda->weights;
+  t.r = job->radius;
+  t.flags = job->flags;
+  t.decode_u8 = cuda->decode_u8;
+  t.encode_u8_threshold = cuda->encode_u8_threshold;
+  return t;
+}
+
+/* Queues the tile's kernels: the first path of the header's list that
+ * takes it. */
+static cudaError_t
+launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, cudaStream_t stream)
+{
+  const gblur_sample sample = job->src->sample;
+  const int          channels = job->src->channels;
+  cudaError_t        e;
+
+  if (channels == 1 && sample != GBLUR_U16 && !cuda->gray_off)
+    {
+      if (sample == GBLUR_U8 && t.r > GRAY_EXACT_RADIUS && !(t.flags & GBLUR_LINEAR_LIGHT) && !cuda->mma_off)
+        {
+          e = launch_mma_gray (t, stream);
+          if (e != cudaErrorNotSupported)
+            return e;
+        }
+      e = launch_gray (t, sample, job->weights, stream);
+      if (e != cudaErrorNotSupported)
+        return e;
+    }
+  return launch_general (t, sample, channels, cuda->fused_shared_limit, stream);
+}
+
+/* ---- host images: tiles double-buffered over the streams ---- */
+
+/* One run of gblur_cuda_run. */
+struct host_run {
+  gblur_cuda   *cuda;
+  gblur_job    *job;
+  gblur_tiling  tiling;
+  int           tiles_x, ntiles;
+  size_t        pixel_bytes;      /* of a stored pixel */
+  int           completed;        /* tiles reported to progress */
+  int           n_alloc, n_copy;  /* for injected faults */
+};
+
+/* Every set's buffers, for tiles of the run's tiling. */
+static bool
+reserve_sets (host_run *run, char *err, size_t err_size)
+{
+  gblur_cuda         *cuda = run->cuda;
+  const gblur_job    *job = run->job;
+  const gblur_faults *faults = job->faults;
+  const int           r = job->radius, C = job->src->channels;
+  const int           reg_cols = run->tiling.tile_w + 2 * r < job->geo.img_w ? run->tiling.tile_w + 2 * r : job->geo.img_w;
+  const int           reg_rows = run->tiling.tile_h + 2 * r < job->geo.img_h ? run->tiling.tile_h + 2 * r : job->geo.img_h;
+
+  for (int s = 0; s < SETS && s < run->ntiles; s++)
+    {
+      CHECK_FAULT (alloc_fault (&cuda->region[s], &cuda->region_cap[s], faults, &run->n_alloc),
+                   reserve (&cuda->region[s], &cuda->region_cap[s], (size_t) reg_rows * reg_cols * run->pixel_bytes),
+                   "device allocation %d", run->n_alloc);
+      CHECK_FAULT (alloc_fault (&cuda->mid[s], &cuda->mid_cap[s], faults, &run->n_alloc),
+                   reserve (&cuda->mid[s], &cuda->mid_cap[s], (size_t) run->tiling.tile_h * reg_cols * C * sizeof (float)),
+                   "device allocation %d", run->n_alloc);
+      CHECK_FAULT (alloc_fault (&cuda->out[s], &cuda->out_cap[s], faults, &run->n_alloc),
+                   reserve (&cuda->out[s], &cuda->out_cap[s], (size_t) run->tiling.tile_h * run->tiling.tile_w * run->pixel_bytes),
+                   "device allocation %d", run->n_alloc);
+    }
+  return true;
+
+fail:
+  return false;
+}
+
+/* Queues tile i on its set's stream: upload of its region, kernels, download
+ * of its outputs, then the set's `done` event. */
+static bool
+queue_tile (host_run *run, int i, char *err, size_t err_size)
+{
+  gblur_cuda         *cuda = run->cuda;
+  const gblur_job    *job = run->job;
+  const gblur_faults *faults = job->faults;
+  const gblur_image  *src = job->src;
+  gblur_image        *dst = job->dst;
+  const int           s = i % SETS;
+  const cudaStream_t  st = cuda->stream[s];
+  cuda_tile           t = tile_at (cuda, job, &run->tiling, i % run->tiles_x, i / run->tiles_x);
+
+  t.src = (const unsigned char *) cuda->region[s];
+  t.src_pitch = (size_t) t.rect.reg_w * run->pixel_bytes;
+  t.mid = (float *) cuda->mid[s];
+  t.mid_pitch = (size_t) t.rect.reg_w * src->channels * sizeof (float);
+  t.mid_bytes = cuda->mid_cap[s];
+  t.dst = (unsigned char *) cuda->out[s];
+  t.dst_pitch = (size_t) t.rect.out_w * run->pixel_bytes;
+  CHECK_FAULT (fault_hit (faults->cuda_copy, &run->n_copy),
+               cudaMemcpy2DAsync (cuda->region[s], t.src_pitch,
+                                  (const unsigned char *) src->data + (size_t) t.rect.reg_y0 * src->stride
+                                    + (size_t) t.rect.reg_x0 * run->pixel_bytes,
+                                  src->stride, t.src_pitch, t.rect.reg_h, cudaMemcpyHostToDevice, st),
+               "copy %d (upload of tile %d)", run->n_copy, i + 1);
+  CHECK_FAULT (i + 1 == faults->cuda_launch,
+               launch_tile (cuda, t, job, st),
+               "kernel launch of tile %d", i + 1);
+  CHECK_FAULT (fault_hit (faults->cuda_copy, &run->n_copy),
+               cudaMemcpy2DAsync ((unsigned char *) dst->data + (size_t) (t.rect.out_y0 - job->geo.win_y) * dst->stride
+                                    + (size_t) (t.rect.out_x0 - job->geo.win_x) * run->pixel_bytes,
+                                  dst->stride, cuda->out[s], t.dst_pitch, t.dst_pitch, t.rect.out_h,
+                                  cudaMemcpyDeviceToHost, st),
+               "copy %d (download of tile %d)", run->n_copy, i + 1);
+  CHECK (cudaEventRecord (cuda->done[s], st));
+  return true;
+
+fail:
+  return false;
+}
+
+/* Progress: tiles [completed, upto) are finished; each finished stripe is
+ * reported (rows_valid grows).  GBLUR_E_CANCELLED when the callback asked to
+ * stop before the last row (the remaining reports of this call still go
+ * out), else GBLUR_OK. */
+static gblur_status
+report_finished (host_run *run, int upto)
+{
+  gblur_job   *job = run->job;
+  const int    H = job->geo.win_h;
+  gblur_status status = GBLUR_OK;
+
+  while (run->completed < upto)
+    {
+      run->completed++;
+      if (run->completed % run->tiles_x == 0 || run->completed == run->ntiles)
+        {
+          int rows = run->completed / run->tiles_x * run->tiling.tile_h;
+          job->rows_valid = rows < H ? rows : H;
+          if (job->progress && job->progress (job->rows_valid, H, job->user_data)
+              && job->rows_valid < H && status == GBLUR_OK)
+            status = GBLUR_E_CANCELLED;
+        }
+    }
+  return status;
+}
+
+/* Waits for what is queued, so nothing writes dst after we return. */
+static void
+drain (gblur_cuda *cuda)
+{
+  for (int s = 0; s < SETS; s++)
+    cudaStreamSynchronize (cuda->stream[s]);
+}
+
+static gblur_status
+cancelled (host_run *run, char *err, size_t err_size)
+{
+  drain (run->cuda);
+  snprintf (err, err_size, "cancelled after %d of %d rows", run->job->rows_valid, run->job->geo.win_h);
+  return GBLUR_E_CANCELLED;
+}
+
+extern "C" gblur_status
+gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
+{
+  const int    H = job->geo.win_h, C = job->src->channels;
+  const size_t bytes = gblur_sample_size (job->src->sample);
+  /* enough stripes to overlap upload, compute and download */
+  int          max_h = H / 8 > 256 ? (H + 7) / 8 : 256;
+  host_run     run;
+
+  memset (&run, 0, sizeof run);
+  run.cuda = cuda;
+  run.job = job;
+  run.pixel_bytes = C * bytes;
+  job->rows_valid = 0;
+  if (max_h > 65535)
+    max_h = 65535;
+  if (!plan (job, job->memory_limit / SETS, C * bytes, C * sizeof (float), C * bytes, max_h, &run.tiling))
+    {
+      snprintf (err, err_size, "device memory limit of %zu bytes is too small for radius %d",
+                job->memory_limit, job->radius);
+      return GBLUR_E_NOMEM;
+    }
+  run.tiles_x = (job->geo.win_w + run.tiling.tile_w - 1) / run.tiling.tile_w;
+  run.ntiles = run.tiles_x * ((H + run.tiling.tile_h - 1) / run.tiling.tile_h);
+
+  CHECK (cudaSetDevice (cuda->device));
+  CHECK_FAULT (fault_hit (job->faults->cuda_copy, &run.n_copy),
+               upload_weights (cuda, job),
+               "copy %d (the weights)", run.n_copy);
+  if (!reserve_sets (&run, err, err_size))
+    goto fail;
+  for (int i = 0; i < run.ntiles; i++)
+    {
+      /* Before reusing set s, wait for tile i - SETS; report finished stripes. */
+      if (i >= SETS)
+        {
+          CHECK (cudaEventSynchronize (cuda->done[i % SETS]));
+          if (report_finished (&run, i - SETS + 1) == GBLUR_E_CANCELLED)
+            return cancelled (&run, err, err_size);
+        }
+      if (!queue_tile (&run, i, err, err_size))
+        goto fail;
+    }
+  for (int s = 0; s < SETS; s++)
+    CHECK (cudaStreamSynchronize (cuda->stream[s]));
+  if (report_finished (&run, run.ntiles) == GBLUR_E_CANCELLED)
+    return cancelled (&run, err, err_size);
+  return GBLUR_OK;
+
+fail:
+  drain (cuda);
+  cudaGetLastError ();
+  return GBLUR_E_CUDA;
+}
+
+/* ---- device images: tiles one after the other on the first stream ---- */
+
+extern "C" gblur_status
+gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
+{
+  const gblur_image *src = job->src;
+  gblur_image       *dst = job->dst;
+  const int          W = job->geo.win_w, H = job->geo.win_h, C = src->channels;
+  const int          img_w = job->geo.img_w;
+  const size_t       bytes = gblur_sample_size (src->sample);
+  gblur_tiling       tiling;
+  cudaStream_t       st = cuda->stream[0];
+  int                n_alloc = 0, n_copy = 0, tile = 0;   /* for injected faults */
+  const gblur_faults *faults = job->faults;
+
+  /* Only the float intermediate needs memory of ours. */
+  if (!plan (job, job->memory_limit, 0, C * sizeof (float), 0, 65535, &tiling))
+    {
+      snprintf (err, err_size, "device memory limit of %zu bytes is too small for radius %d",
+                job->memory_limit, job->radius);
+      return GBLUR_E_NOMEM;
+    }
+  {
+    int reg_cols = tiling.tile_w + 2 * job->radius < img_w ? tiling.tile_w + 2 * job->radius : img_w;
+    CHECK (cudaSetDevice (cuda->device));
+    CHECK_FAULT (alloc_fault (&cuda->mid[0], &cuda->mid_cap[0], faults, &n_alloc),
+                 reserve (&cuda->mid[0], &cuda->mid_cap[0], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)),
+                 "device allocation %d", n_alloc);
+    CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
+                 upload_weights (cuda, job),
+                 "copy %d (the weights)", n_copy);
+  }
+  for (int ty = 0; ty * tiling.tile_h < H; ty++)
+    for (int tx = 0; tx * tiling.tile_w < W; tx++)
+      {
+        cuda_tile t = tile_at (cuda, job, &tiling, tx, ty);
+        t.src = (const unsigned char *) src->data + (size_t) t.rect.reg_y0 * src->stride
+                + (size_t) t.rect.reg_x0 * C * bytes;
+        t.src_pitch = src->stride;
+        t.mid = (float *) cuda->mid[0];
+        t.mid_pitch = (size_t) t.rect.reg_w * C * sizeof (float);
+        t.mid_bytes = cuda->mid_cap[0];
+        t.dst = (unsigned char *) dst->data + (size_t) (t.rect.out_y0 - job->geo.win_y) * dst->stride
+                + (size_t) (t.rect.out_x0 - job->geo.win_x) * C * bytes;
+        t.dst_pitch = dst->stride;
+        tile++;
+        CHECK_FAULT (tile == faults->cuda_launch,
+                     launch_tile (cuda, t, job, st),
+                     "kernel launch of tile %d", tile);
+      }
+  CHECK (cudaStreamSynchronize (st));
+  job->rows_valid = H;
+  return GBLUR_OK;
+
+fail:
+  cudaStreamSynchronize (st);
+  cudaGetLastError ();
+  return GBLUR_E_CUDA;
+}

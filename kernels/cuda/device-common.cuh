@@ -1,0 +1,62 @@
+/* Device helpers the kernel units share: index clamping and the sRGB curve
+ * (its constants from gblur-internal.h, as floats).  Everything here is
+ * __device__ __forceinline__: each unit gets its own inlined copy. */
+#ifndef GBLUR_CUDA_DEVICE_COMMON_CUH
+#define GBLUR_CUDA_DEVICE_COMMON_CUH
+
+#include "gblur-internal.h"
+
+__device__ __forceinline__ int clampi (int v, int lo, int hi) { return min (max (v, lo), hi); }
+
+__device__ __forceinline__ float clamp01 (float v) { return fminf (fmaxf (v, 0.0f), 1.0f); }
+
+/* u8 sample -> float 0..255 without the slow int-to-float unit: the byte
+ * becomes the low mantissa bits of 2^23. */
+__device__ __forceinline__ float
+u8_to_float (unsigned v)
+{
+  return __uint_as_float (0x4B000000u | v) - 8388608.0f;
+}
+
+/* ---- the sRGB curve in float ---- */
+
+constexpr float SRGB_DECODE_KNEE = (float) GBLUR_SRGB_DECODE_KNEE;
+constexpr float SRGB_ENCODE_KNEE = (float) GBLUR_SRGB_ENCODE_KNEE;
+constexpr float SRGB_SLOPE       = (float) GBLUR_SRGB_SLOPE;
+constexpr float SRGB_OFFSET      = (float) GBLUR_SRGB_OFFSET;
+constexpr float SRGB_SCALE       = (float) GBLUR_SRGB_SCALE;
+constexpr float SRGB_GAMMA       = (float) GBLUR_SRGB_GAMMA;
+
+/* encoded [0,1] -> linear */
+__device__ __forceinline__ float
+srgb_decode (float x)
+{
+  return x <= SRGB_DECODE_KNEE ? x / SRGB_SLOPE : powf ((x + SRGB_OFFSET) / SRGB_SCALE, SRGB_GAMMA);
+}
+
+/* linear [0,1] -> encoded */
+__device__ __forceinline__ float
+srgb_encode (float v)
+{
+  return v <= SRGB_ENCODE_KNEE ? SRGB_SLOPE * v : SRGB_SCALE * powf (v, 1.0f / SRGB_GAMMA) - SRGB_OFFSET;
+}
+
+/* linear -> the nearest u8 code in the encoded space: the number of
+ * thresholds (gblur_srgb_tables.encode_u8_threshold, in device memory) at
+ * or below v, by binary search. */
+__device__ __forceinline__ unsigned
+srgb_encode_u8 (const float *threshold, float v)
+{
+  int lo = 0, hi = 255;
+  while (lo < hi)
+    {
+      int mid = (lo + hi) >> 1;
+      if (__ldg (&threshold[mid]) <= v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return (unsigned) lo;
+}
+
+#endif

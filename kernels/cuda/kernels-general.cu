@@ -1,0 +1,605 @@
+/* The general kernels: any sample type (u8, u16, float), 1..4 channels,
+ * optional linear light and premultiplied alpha, any radius.
+ *   fused_tile        one kernel per tile: both passes through shared
+ *                     memory, for tiles that fit there;
+ *   vertical_*        read the stored samples, convert them (linear light,
+ *                     premultiplied alpha) and blur down the columns into the
+ *                     float intermediate t.mid;
+ *   horizontal_*      blur along the rows of the intermediate and convert
+ *                     back to the stored sample type.
+ * Each of the two passes has a shared-memory tiled form and, for radii whose
+ * tile would not fit in shared memory, a direct form that reads through the
+ * cache.  The conversions are the same arithmetic as gblur-cpu.c. */
+#include "device-common.cuh"
+#include "launchers.cuh"
+
+#define SHARED_LIMIT   (48 * 1024)
+#define V_BLOCK_X      32
+#define V_BLOCK_Y      8
+#define V_ROWS         32      /* output rows per vertical block */
+#define H_BLOCK        128     /* output pixels per horizontal block */
+
+/* ---- sample conversions ---- */
+
+__device__ __forceinline__ float unit (unsigned char v) { return v * (1.0f / 255.0f); }
+__device__ __forceinline__ float unit (unsigned short v) { return v * (1.0f / 65535.0f); }
+__device__ __forceinline__ float unit (float v) { return v; }
+
+__device__ __forceinline__ float decode (unsigned char v, const cuda_tile &a) { return __ldg (&a.decode_u8[v]); }
+__device__ __forceinline__ float decode (unsigned short v, const cuda_tile &) { return srgb_decode (v * (1.0f / 65535.0f)); }
+__device__ __forceinline__ float decode (float v, const cuda_tile &) { return v; }
+
+__device__ __forceinline__ void
+encode (float v, bool curve, const cuda_tile &a, unsigned char *out)
+{
+  if (curve)
+    *out = (unsigned char) srgb_encode_u8 (a.encode_u8_threshold, v);
+  else
+    *out = (unsigned char) (clamp01 (v) * 255.0f + 0.5f);
+}
+
+__device__ __forceinline__ void
+encode (float v, bool curve, const cuda_tile &, unsigned short *out)
+{
+  v = clamp01 (v);
+  if (curve)
+    v = srgb_encode (v);
+  *out = (unsigned short) (clamp01 (v) * 65535.0f + 0.5f);
+}
+
+__device__ __forceinline__ void
+encode (float v, bool, const cuda_tile &, float *out)
+{
+  *out = v;
+}
+
+/* One pixel of the region as floats: linear light and premultiplied as the
+ * flags ask. */
+template <typename T, int C>
+__device__ __forceinline__ void
+load_pixel (const cuda_tile &a, int image_y, int region_x, float px[C])
+{
+  const T *p = (const T *) (a.src + (size_t) (image_y - a.rect.reg_y0) * a.src_pitch) + (size_t) region_x * C;
+  const bool linear = a.flags & GBLUR_LINEAR_LIGHT;
+  const bool alpha = a.flags & GBLUR_PREMULTIPLY_ALPHA;
+
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    {
+      T v = p[c];
+      px[c] = linear && !(alpha && c == C - 1) ? decode (v, a) : unit (v);
+    }
+  if (alpha)
+#pragma unroll
+    for (int c = 0; c < C - 1; c++)
+      px[c] *= px[C - 1];
+}
+
+/* The inverse of load_pixel (px is changed). */
+template <typename T, int C>
+__device__ __forceinline__ void
+store_pixel (const cuda_tile &a, float px[C], T *out)
+{
+  const bool linear = a.flags & GBLUR_LINEAR_LIGHT;
+  const bool alpha = a.flags & GBLUR_PREMULTIPLY_ALPHA;
+
+  if (alpha)
+    {
+      float inv = px[C - 1] >= 0x1p-100f ? 1.0f / px[C - 1] : 0.0f;   /* as gblur-cpu.c */
+#pragma unroll
+      for (int c = 0; c < C - 1; c++)
+        px[c] *= inv;
+    }
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    encode (px[c], linear && !(alpha && c == C - 1), a, &out[c]);
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void
+store_output (const cuda_tile &a, int y, int x, float px[C])
+{
+  T *out = (T *) (a.dst + (size_t) y * a.dst_pitch) + (size_t) x * C;
+  store_pixel<T, C> (a, px, out);
+}
+
+/* Clamp-to-edge, expressed on the tile's region: the region holds every row
+ * and column a valid output needs (including the image edge when the kernel
+ * reaches past it), so clamping into the region is clamping to the edge for
+ * those, and keeps the loads of idle threads in bounds. */
+__device__ __forceinline__ int
+region_row (const cuda_tile &a, int image_y)
+{
+  return clampi (image_y, a.rect.reg_y0, a.rect.reg_y0 + a.rect.reg_h - 1);
+}
+
+__device__ __forceinline__ int
+region_col (const cuda_tile &a, int image_x)
+{
+  return clampi (image_x, a.rect.reg_x0, a.rect.reg_x0 + a.rect.reg_w - 1) - a.rect.reg_x0;
+}
+
+/* The intermediate: out_h rows x reg_w pixels of C floats. */
+template <int C>
+__device__ __forceinline__ void
+store_mid (const cuda_tile &a, int y, int x, const float acc[C])
+{
+  float *m = (float *) ((char *) a.mid + (size_t) y * a.mid_pitch) + (size_t) x * C;
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    m[c] = acc[c];
+}
+
+__device__ __forceinline__ const float *
+mid_pixel (const cuda_tile &a, int y, int image_x, int C)
+{
+  int rx = region_col (a, image_x);
+  return (const float *) ((const char *) a.mid + (size_t) y * a.mid_pitch) + (size_t) rx * C;
+}
+
+/* ---- vertical pass ---- */
+
+template <typename T, int C>
+__global__ void
+vertical_direct (cuda_tile a)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;   /* output row within the tile */
+  if (x >= a.rect.reg_w || y >= a.rect.out_h)
+    return;
+  int   iy = a.rect.out_y0 + y;
+  float acc[C], up[C], down[C];
+
+  load_pixel<T, C> (a, iy, x, acc);
+  float w0 = __ldg (&a.w[0]);
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] *= w0;
+  for (int k = 1; k <= a.r; k++)
+    {
+      float wk = __ldg (&a.w[k]);
+      load_pixel<T, C> (a, region_row (a, iy - k), x, up);
+      load_pixel<T, C> (a, region_row (a, iy + k), x, down);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] += wk * (up[c] + down[c]);
+    }
+  store_mid<C> (a, y, x, acc);
+}
+
+/* Shared tile: (V_ROWS + 2r) rows x V_BLOCK_X pixels, one plane per channel
+ * so neighbouring threads read neighbouring words. */
+template <typename T, int C>
+__device__ __forceinline__ void
+vertical_load_strip (const cuda_tile &a, float *tile, int rows, int y0, int xs)
+{
+  for (int i = threadIdx.y; i < rows; i += V_BLOCK_Y)
+    {
+      float px[C];
+      int   iy = region_row (a, a.rect.out_y0 + y0 - a.r + i);
+      load_pixel<T, C> (a, iy, xs, px);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        tile[(c * rows + i) * V_BLOCK_X + threadIdx.x] = px[c];
+    }
+}
+
+template <int C>
+__device__ __forceinline__ void
+vertical_sum_strip (const cuda_tile &a, const float *tile, int rows, int y0, int x)
+{
+  for (int j = threadIdx.y; j < V_ROWS; j += V_BLOCK_Y)
+    {
+      int y = y0 + j;
+      if (y >= a.rect.out_h)
+        break;
+      float w0 = __ldg (&a.w[0]);
+      float acc[C];
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] = w0 * tile[(c * rows + j + a.r) * V_BLOCK_X + threadIdx.x];
+      for (int k = 1; k <= a.r; k++)
+        {
+          float wk = __ldg (&a.w[k]);
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            acc[c] += wk * (tile[(c * rows + j + a.r - k) * V_BLOCK_X + threadIdx.x]
+                            + tile[(c * rows + j + a.r + k) * V_BLOCK_X + threadIdx.x]);
+        }
+      store_mid<C> (a, y, x, acc);
+    }
+}
+
+template <typename T, int C>
+__global__ void
+vertical_tiled (cuda_tile a)
+{
+  extern __shared__ float tile[];
+  const int rows = V_ROWS + 2 * a.r;
+  const int x = blockIdx.x * V_BLOCK_X + threadIdx.x;
+  const int y0 = blockIdx.y * V_ROWS;              /* first output row of the block */
+  const int xs = min (x, a.rect.reg_w - 1);        /* keep loads inside the region */
+
+  vertical_load_strip<T, C> (a, tile, rows, y0, xs);
+  __syncthreads ();
+  if (x >= a.rect.reg_w)
+    return;
+  vertical_sum_strip<C> (a, tile, rows, y0, x);
+}
+
+/* ---- horizontal pass ---- */
+
+template <typename T, int C>
+__global__ void
+horizontal_direct (cuda_tile a)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y;
+  if (x >= a.rect.out_w)
+    return;
+  int          ix = a.rect.out_x0 + x;
+  float        acc[C];
+  const float *p = mid_pixel (a, y, ix, C);
+  float        w0 = __ldg (&a.w[0]);
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = w0 * p[c];
+  for (int k = 1; k <= a.r; k++)
+    {
+      float        wk = __ldg (&a.w[k]);
+      const float *l = mid_pixel (a, y, ix - k, C);
+      const float *r = mid_pixel (a, y, ix + k, C);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] += wk * (l[c] + r[c]);
+    }
+  store_output<T, C> (a, y, x, acc);
+}
+
+/* Shared row: H_BLOCK + 2r pixels, one plane per channel. */
+template <int C>
+__device__ __forceinline__ void
+horizontal_load_row (const cuda_tile &a, float *tile, int width, int x0, int y)
+{
+  for (int i = threadIdx.x; i < width; i += H_BLOCK)
+    {
+      const float *p = mid_pixel (a, y, a.rect.out_x0 + x0 - a.r + i, C);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        tile[c * width + i] = p[c];
+    }
+}
+
+template <int C>
+__device__ __forceinline__ void
+horizontal_sum_row (const cuda_tile &a, const float *tile, int width, float acc[C])
+{
+  float w0 = __ldg (&a.w[0]);
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = w0 * tile[c * width + threadIdx.x + a.r];
+  for (int k = 1; k <= a.r; k++)
+    {
+      float wk = __ldg (&a.w[k]);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] += wk * (tile[c * width + threadIdx.x + a.r - k] + tile[c * width + threadIdx.x + a.r + k]);
+    }
+}
+
+template <typename T, int C>
+__global__ void
+horizontal_tiled (cuda_tile a)
+{
+  extern __shared__ float tile[];
+  const int width = H_BLOCK + 2 * a.r;
+  const int x0 = blockIdx.x * H_BLOCK;      /* first output pixel of the block */
+  const int y = blockIdx.y;
+
+  horizontal_load_row<C> (a, tile, width, x0, y);
+  __syncthreads ();
+  int x = x0 + threadIdx.x;
+  if (x >= a.rect.out_w)
+    return;
+  float acc[C];
+  horizontal_sum_row<C> (a, tile, width, acc);
+  store_output<T, C> (a, y, x, acc);
+}
+
+/* ---- fused pass: one kernel per tile for radii whose tile fits in shared memory ----
+ *
+ * A block makes TW x TH outputs.  Vertical: each work item walks one column
+ * of the block's (TW + 2r)-wide strip down 8 output rows, loading each input
+ * pixel once from global memory (converted on the fly) and multiply-adding it
+ * into the 8 sums it belongs to, with the weights sliding through a register
+ * window; the sums go to shared memory, so the float intermediate never
+ * reaches global memory.  Horizontal: each item makes 8 consecutive outputs
+ * of one row the same way, reading shared memory (neighbouring lanes take
+ * neighbouring rows of an odd stride: no bank conflicts).  The results are
+ * staged in shared memory again and stored coalesced. */
+
+#define F_THREADS 256
+#define F_GROUP   8             /* outputs per work item */
+
+/* Inputs per work item: the 2r + 8 an item reads, padded to whole groups. */
+__host__ __device__ __forceinline__ int fused_inputs (int r) { return (2 * r + F_GROUP + 7) & ~7; }
+/* ws[m] = w[|m - F_GROUP + 1 - r|] for m - F_GROUP + 1 in [0, 2r], else 0. */
+__host__ __device__ __forceinline__ int fused_ws_len (int r) { return fused_inputs (r) + 2 * F_GROUP; }
+
+/* The block's shared memory: ws, then C planes of TH rows of an odd stride S. */
+template <int TW>
+__host__ __device__ __forceinline__ int fused_stride (int r) { return TW + 2 * r + 9; }
+
+template <int TW, int TH>
+static size_t
+fused_shared (int r, int C)
+{
+  return ((size_t) fused_ws_len (r) + (size_t) C * TH * fused_stride<TW> (r)) * sizeof (float);
+}
+
+template <int C>
+__device__ __forceinline__ void
+slide_accumulate (const float *ws, int i0, const float (&vin)[F_GROUP][C], float (&acc)[F_GROUP][C])
+{
+  float wwin[2 * F_GROUP - 1];
+#pragma unroll
+  for (int q = 0; q < 2 * F_GROUP - 1; q++)
+    wwin[q] = ws[i0 + q];
+#pragma unroll
+  for (int a = 0; a < F_GROUP; a++)
+#pragma unroll
+    for (int j = 0; j < F_GROUP; j++)
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[j][c] = fmaf (wwin[a - j + F_GROUP - 1], vin[a][c], acc[j][c]);
+}
+
+__device__ __forceinline__ void
+fused_load_taps (const cuda_tile &a, float *ws)
+{
+  const int r = a.r;
+  for (int m = threadIdx.x; m < fused_ws_len (r); m += F_THREADS)
+    {
+      int k = m - (F_GROUP - 1) - r;
+      ws[m] = k >= -r && k <= r ? __ldg (&a.w[k < 0 ? -k : k]) : 0.0f;
+    }
+}
+
+/* Items are (column of the strip, group of 8 rows). */
+template <typename T, int C, int TW, int TH>
+__device__ __forceinline__ void
+fused_vertical (const cuda_tile &a, const float *ws, float *vs, int bx0, int by0)
+{
+  const int r = a.r;
+  const int nin = fused_inputs (r);
+  const int S = fused_stride<TW> (r);
+
+  for (int item = threadIdx.x; item < S * (TH / F_GROUP); item += F_THREADS)
+    {
+      const int col = item % S, g = item / S;
+      float     acc[F_GROUP][C];
+#pragma unroll
+      for (int j = 0; j < F_GROUP; j++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          acc[j][c] = 0.0f;
+      if (col < TW + 2 * r)
+        {
+          const int rx = region_col (a, bx0 - r + col);
+          const int iy0 = by0 + g * F_GROUP - r;      /* image row of input 0 */
+          for (int i0 = 0; i0 < nin; i0 += F_GROUP)
+            {
+              float vin[F_GROUP][C];
+#pragma unroll
+              for (int q = 0; q < F_GROUP; q++)
+                load_pixel<T, C> (a, region_row (a, iy0 + i0 + q), rx, vin[q]);
+              slide_accumulate<C> (ws, i0, vin, acc);
+            }
+        }
+#pragma unroll
+      for (int j = 0; j < F_GROUP; j++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          vs[(c * TH + g * F_GROUP + j) * S + col] = acc[j][c];
+    }
+}
+
+/* Horizontal work items: (row, group of 8 columns, channel); lanes take rows. */
+template <int C, int TW, int TH>
+struct fused_items {
+  static constexpr int PER_THREAD = C * TH * (TW / F_GROUP) / F_THREADS;
+  static_assert (C * TH * (TW / F_GROUP) % F_THREADS == 0, "whole items per thread");
+  /* item -> offset of its first output in vs */
+  static __device__ __forceinline__ int
+  offset (int item, int S)
+  {
+    const int y = item % TH, g = (item / TH) % (TW / F_GROUP), c = item / (TH * (TW / F_GROUP));
+    return (c * TH + y) * S + g * F_GROUP;
+  }
+};
+
+template <int C, int TW, int TH>
+__device__ __forceinline__ void
+fused_horizontal (const cuda_tile &a, const float *ws, const float *vs,
+                  float (&res)[fused_items<C, TW, TH>::PER_THREAD][F_GROUP])
+{
+  using Items = fused_items<C, TW, TH>;
+  const int nin = fused_inputs (a.r);
+  const int S = fused_stride<TW> (a.r);
+#pragma unroll
+  for (int n = 0; n < Items::PER_THREAD; n++)
+    {
+      const float *row = vs + Items::offset (threadIdx.x + n * F_THREADS, S);
+      float acc[F_GROUP][1];
+#pragma unroll
+      for (int j = 0; j < F_GROUP; j++)
+        acc[j][0] = 0.0f;
+      for (int i0 = 0; i0 < nin; i0 += F_GROUP)
+        {
+          float vin[F_GROUP][1];
+#pragma unroll
+          for (int q = 0; q < F_GROUP; q++)
+            vin[q][0] = row[i0 + q];
+          slide_accumulate<1> (ws, i0, vin, acc);
+        }
+#pragma unroll
+      for (int j = 0; j < F_GROUP; j++)
+        res[n][j] = acc[j][0];
+    }
+}
+
+/* The horizontal results back into vs, in place of their inputs. */
+template <int C, int TW, int TH>
+__device__ __forceinline__ void
+fused_stage (const float (&res)[fused_items<C, TW, TH>::PER_THREAD][F_GROUP], float *vs, int S)
+{
+  using Items = fused_items<C, TW, TH>;
+#pragma unroll
+  for (int n = 0; n < Items::PER_THREAD; n++)
+    {
+      const int item = threadIdx.x + n * F_THREADS;
+      const int y = item % TH, g = (item / TH) % (TW / F_GROUP), c = item / (TH * (TW / F_GROUP));
+#pragma unroll
+      for (int j = 0; j < F_GROUP; j++)
+        vs[(c * TH + y) * S + g * F_GROUP + j] = res[n][j];
+    }
+}
+
+/* Consecutive threads take consecutive pixels. */
+template <typename T, int C, int TW, int TH>
+__device__ __forceinline__ void
+fused_store (const cuda_tile &a, const float *vs, int S, int bx0, int by0)
+{
+  for (int p = threadIdx.x; p < TH * TW; p += F_THREADS)
+    {
+      const int y = p / TW, x = p % TW;
+      const int ox = bx0 + x - a.rect.out_x0, oy = by0 + y - a.rect.out_y0;
+      if (ox >= a.rect.out_w || oy >= a.rect.out_h)
+        continue;
+      float px[C];
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        px[c] = vs[(c * TH + y) * S + x];
+      store_output<T, C> (a, oy, ox, px);
+    }
+}
+
+template <typename T, int C, int TW, int TH>
+__global__ void __launch_bounds__ (F_THREADS)
+fused_tile (cuda_tile a)
+{
+  extern __shared__ float smem[];
+  float    *ws = smem;
+  float    *vs = smem + fused_ws_len (a.r);           /* C planes of TH x S */
+  const int S = fused_stride<TW> (a.r);
+  const int bx0 = a.rect.out_x0 + blockIdx.x * TW;    /* image column of the first output */
+  const int by0 = a.rect.out_y0 + blockIdx.y * TH;
+  float     res[fused_items<C, TW, TH>::PER_THREAD][F_GROUP];
+
+  fused_load_taps (a, ws);
+  __syncthreads ();
+  fused_vertical<T, C, TW, TH> (a, ws, vs, bx0, by0);
+  __syncthreads ();
+  fused_horizontal<C, TW, TH> (a, ws, vs, res);
+  __syncthreads ();
+  fused_stage<C, TW, TH> (res, vs, S);
+  __syncthreads ();
+  fused_store<T, C, TW, TH> (a, vs, S, bx0, by0);
+}
+
+/* ---- launching ---- */
+
+/* The fused kernel when its tile fits the shared-memory limit;
+ * cudaErrorNotSupported (nothing launched) when it does not. */
+template <typename T, int C, int TW, int TH>
+static cudaError_t
+launch_fused_shape (const cuda_tile &a, size_t shared_limit, cudaStream_t stream)
+{
+  size_t bytes = fused_shared<TW, TH> (a.r, C);
+
+  if (bytes > shared_limit)
+    return cudaErrorNotSupported;
+  dim3 grid ((a.rect.out_w + TW - 1) / TW, (a.rect.out_h + TH - 1) / TH);
+  return launch_with_smem<fused_tile<T, C, TW, TH>> (grid, F_THREADS, bytes, stream, a);
+}
+
+/* Small radii: square-ish tiles (few halo rows to re-read); larger radii: wide
+ * flat tiles, so the 2r halo columns cost little vertical work. */
+template <typename T, int C>
+static cudaError_t
+launch_fused (const cuda_tile &a, size_t shared_limit, cudaStream_t stream)
+{
+  if (a.r <= 16)
+    return launch_fused_shape<T, C, 128, 32> (a, shared_limit, stream);
+  return launch_fused_shape<T, C, 512, 8> (a, shared_limit, stream);
+}
+
+/* Two kernels through the float intermediate: the fallback for any tile. */
+template <typename T, int C>
+static cudaError_t
+launch_two_pass (const cuda_tile &a, cudaStream_t stream)
+{
+  const dim3  v_block (V_BLOCK_X, V_BLOCK_Y);
+  size_t      v_shared = (size_t) (V_ROWS + 2 * a.r) * V_BLOCK_X * C * sizeof (float);
+  size_t      h_shared = (size_t) (H_BLOCK + 2 * a.r) * C * sizeof (float);
+  cudaError_t e;
+
+  if (v_shared <= SHARED_LIMIT)
+    {
+      dim3 grid ((a.rect.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.rect.out_h + V_ROWS - 1) / V_ROWS);
+      e = launch_with_smem<vertical_tiled<T, C>> (grid, v_block, v_shared, stream, a);
+    }
+  else
+    {
+      dim3 grid ((a.rect.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.rect.out_h + V_BLOCK_Y - 1) / V_BLOCK_Y);
+      e = launch_with_smem<vertical_direct<T, C>> (grid, v_block, 0, stream, a);
+    }
+  if (e != cudaSuccess)
+    return e;
+  dim3 grid ((a.rect.out_w + H_BLOCK - 1) / H_BLOCK, a.rect.out_h);
+  if (h_shared <= SHARED_LIMIT)
+    return launch_with_smem<horizontal_tiled<T, C>> (grid, H_BLOCK, h_shared, stream, a);
+  return launch_with_smem<horizontal_direct<T, C>> (grid, H_BLOCK, 0, stream, a);
+}
+
+template <typename T, int C>
+static cudaError_t
+launch_typed (const cuda_tile &a, size_t fused_shared_limit, cudaStream_t stream)
+{
+  cudaError_t e = launch_fused<T, C> (a, fused_shared_limit, stream);
+  if (e != cudaErrorNotSupported)
+    return e;
+  return launch_two_pass<T, C> (a, stream);
+}
+
+template <typename T>
+static cudaError_t
+launch_channels (const cuda_tile &a, int channels, size_t fused_shared_limit, cudaStream_t stream)
+{
+  switch (channels)
+    {
+    case 1: return launch_typed<T, 1> (a, fused_shared_limit, stream);
+    case 2: return launch_typed<T, 2> (a, fused_shared_limit, stream);
+    case 3: return launch_typed<T, 3> (a, fused_shared_limit, stream);
+    default: return launch_typed<T, 4> (a, fused_shared_limit, stream);
+    }
+}
+
+cudaError_t
+launch_general (const cuda_tile &t, gblur_sample sample, int channels, size_t fused_shared_limit,
+                cudaStream_t stream)
+{
+  switch (sample)
+    {
+    case GBLUR_U8: return launch_channels<unsigned char> (t, channels, fused_shared_limit, stream);
+    case GBLUR_U16: return launch_channels<unsigned short> (t, channels, fused_shared_limit, stream);
+    default: return launch_channels<float> (t, channels, fused_shared_limit, stream);
+    }
+}
+
+cudaError_t
+general_kernels_loadable (void)
+{
+  cudaFuncAttributes attr;
+  return cudaFuncGetAttributes (&attr, horizontal_tiled<unsigned char, 1>);
+}

@@ -1,0 +1,308 @@
+/* Tensor-core path for 8-bit gray at larger radii.
+ *
+ * One idea: a 1-D blur of 16 rows is a matrix product.  For 16 image rows
+ * (A: 16 x 16 input samples) and 8 output columns, D[16 x 8] += A * B with
+ * B[k][n] = tap(k - n + D0), a band of the kernel; a warp sweeps its 16 rows
+ * through the input 16 columns at a time, one mma.sync per (input block,
+ * output block) pair the band touches.  The kernel writes its result
+ * transposed, so the same kernel run twice does the rows, then the columns:
+ *   pass 1: u8 region -> fp16 intermediate (transposed),
+ *   pass 2: fp16 intermediate -> u8 output (transposed back).
+ * Exactness: u8 samples are exact in fp16; taps rounded to fp16 are off by at
+ * most 2^-11 of each, so each pass is off by at most 255 * 2^-11 = 0.125 levels
+ * from its float sum, and the fp16 intermediate adds at most 0.0625: 0.32
+ * levels in all, inside the engine's +-1 level contract (sums are in fp32).
+ * Only for u8 data without the sRGB curve (linear light needs more bits). */
+#include "device-common.cuh"
+#include "launchers.cuh"
+
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MMA_WARPS      4
+#define MMA_THREADS    (32 * MMA_WARPS)
+#define MMA_WARP_ROWS  2                  /* warps down the rows; the others go across */
+#define MMA_ROWS       (16 * MMA_WARP_ROWS)                     /* input rows per block */
+#define MMA_COLS       (64 * (MMA_WARPS / MMA_WARP_ROWS))       /* output columns per block */
+#define MMA_SP         (MMA_ROWS + 8)     /* stage stride, in samples */
+
+/* One pass: rows of `in` blurred along the row, written transposed. */
+struct MmaArgs {
+  const unsigned char *in;        /* in_rows rows of in_cols samples */
+  size_t               in_pitch;
+  int                  in_rows, in_cols;
+  int                  col_offset;  /* output column o reads input columns o + col_offset +- r */
+  int                  out_cols;
+  unsigned char       *out;       /* out_cols rows of in_rows samples (transposed) */
+  size_t               out_pitch;
+  const float         *w;         /* w[0..r], device */
+  int                  r, ra;     /* radius, and rounded up to 8 */
+  int                  ktiles;    /* 16-column input blocks per block row */
+  int                  nfrag;     /* distinct B fragments */
+  int                  in_quads;  /* 4-sample loads of input rows are aligned */
+  int                  out_quads; /* 4-sample stores of output rows are aligned */
+};
+
+__device__ __forceinline__ void
+mma_ldmatrix_x4 (unsigned (&r)[4], const void *row)
+{
+  unsigned addr = (unsigned) __cvta_generic_to_shared (row);
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
+/* m16n8k16 needs sm_80; the backend only takes this path on such devices
+ * (gblur_cuda.mma_off), so older targets compile a stub. */
+__device__ __forceinline__ void
+mma_16816 (float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  (void) d; (void) a; (void) b0; (void) b1;
+  __trap ();
+#else
+  asm volatile ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
+}
+
+__device__ __forceinline__ float
+mma_tap (const MmaArgs &a, int i)     /* tap i of 0..2r, zero outside */
+{
+  return i >= 0 && i <= 2 * a.r ? __ldg (&a.w[i < a.r ? a.r - i : i - a.r]) : 0.0f;
+}
+
+__device__ __forceinline__ unsigned
+mma_pack (float lo, float hi)
+{
+  __half2 h = __floats2half2_rn (lo, hi);
+  return *(unsigned *) &h;
+}
+
+/* The band: fragment m holds B for offset d = d_first + 8m. */
+__device__ __forceinline__ void
+mma_build_band (const MmaArgs &a, uint2 *frag)
+{
+  const int d_first = a.r - a.ra - 8;                 /* band offset of fragment 0 */
+  for (int i = threadIdx.x; i < a.nfrag * 32; i += MMA_THREADS)
+    {
+      const int m = i / 32, lane = i % 32, g = lane / 4, t = lane % 4;
+      const int d = d_first + 8 * m;
+      frag[i] = make_uint2 (mma_pack (mma_tap (a, d + 2 * t - g), mma_tap (a, d + 2 * t + 1 - g)),
+                            mma_pack (mma_tap (a, d + 2 * t + 8 - g), mma_tap (a, d + 2 * t + 9 - g)));
+    }
+}
+
+/* 4 input samples from column c0 + col of `src` on, as fp16; one load when
+ * `inside`, else each clamped to the row. */
+template <typename IN>
+__device__ __forceinline__ void
+mma_load4 (const MmaArgs &a, const IN *src, int c0, int col, bool inside, __half2 &h01, __half2 &h23)
+{
+  if constexpr (sizeof (IN) == 1)
+    {
+      unsigned q;
+      if (inside)
+        q = *(const unsigned *) (src + c0 + col);
+      else
+        {
+          q = 0;
+#pragma unroll
+          for (int j = 0; j < 4; j++)
+            q |= (unsigned) src[clampi (c0 + col + j, 0, a.in_cols - 1)] << (8 * j);
+        }
+      /* bytes b -> fp16 1024 + b (bits 0x64bb), minus 1024: exact */
+      const __half2 k1024 = __floats2half2_rn (1024.0f, 1024.0f);
+      unsigned      p01 = __byte_perm (q, 0x64u, 0x4140), p23 = __byte_perm (q, 0x64u, 0x4342);
+      h01 = __hsub2 (*(__half2 *) &p01, k1024);
+      h23 = __hsub2 (*(__half2 *) &p23, k1024);
+    }
+  else
+    {
+      if (inside)
+        {
+          uint2 q = *(const uint2 *) (src + c0 + col);
+          h01 = *(__half2 *) &q.x;
+          h23 = *(__half2 *) &q.y;
+        }
+      else
+        {
+          h01 = __halves2half2 (src[clampi (c0 + col, 0, a.in_cols - 1)],
+                                src[clampi (c0 + col + 1, 0, a.in_cols - 1)]);
+          h23 = __halves2half2 (src[clampi (c0 + col + 2, 0, a.in_cols - 1)],
+                                src[clampi (c0 + col + 3, 0, a.in_cols - 1)]);
+        }
+    }
+}
+
+/* The input tile as fp16, edge columns and rows clamped; 4 samples per
+ * thread, one load each when the block lies inside the row. */
+template <typename IN>
+__device__ __forceinline__ void
+mma_load_tile (const MmaArgs &a, int y0, int c0, int tile_cols, int stride, __half *tile)
+{
+  const bool inside = a.in_quads && c0 >= 0 && c0 + tile_cols <= a.in_cols;   /* block-uniform */
+  for (int i = threadIdx.x; i < MMA_ROWS * tile_cols / 4; i += MMA_THREADS)
+    {
+      const int row = i / (tile_cols / 4), col = 4 * (i % (tile_cols / 4));
+      const IN *src = (const IN *) (a.in + (size_t) min (y0 + row, a.in_rows - 1) * a.in_pitch);
+      __half2   h01, h23;
+      mma_load4<IN> (a, src, c0, col, inside, h01, h23);
+      __half2 *t = (__half2 *) (tile + row * stride + col);
+      t[0] = h01;
+      t[1] = h23;
+    }
+}
+
+/* The warp's 16 rows x 64 outputs: acc[nb] is output block nb (8 columns). */
+__device__ __forceinline__ void
+mma_sweep (const MmaArgs &a, const __half *tile, int stride, const uint2 *frag, int wrow, int wcol, int lane,
+           float (&acc)[8][4])
+{
+#pragma unroll
+  for (int nb = 0; nb < 8; nb++)
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      acc[nb][i] = 0.0f;
+  /* ldmatrix: lane l gives row l % 8 (+8 for matrices 1, 3), column +8 for 2, 3 */
+  const __half *arow = tile + (16 * wrow + (lane & 7) + ((lane >> 3) & 1) * 8) * stride + (lane >> 4) * 8
+                       + 64 * wcol;
+  for (int kt = 0; kt < a.ktiles; kt++)
+    {
+      unsigned afr[4];
+      mma_ldmatrix_x4 (afr, arow + 16 * kt);
+#pragma unroll
+      for (int nb = 0; nb < 8; nb++)
+        {
+          const int m = 2 * kt - nb + 1;              /* d = 16 kt - 8 nb + r - ra */
+          if (m >= 0 && m < a.nfrag)
+            {
+              const uint2 b = frag[m * 32 + lane];
+              mma_16816 (acc[nb], afr, b.x, b.y);
+            }
+        }
+    }
+}
+
+/* Stage transposed: output column o, input row y -> stage[o][y]. */
+template <typename OUT>
+__device__ __forceinline__ void
+mma_stage_transposed (const float (&acc)[8][4], int wrow, int wcol, int lane, OUT *stage)
+{
+  const int g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int nb = 0; nb < 8; nb++)
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      {
+        const int o = 64 * wcol + 8 * nb + 2 * t + (i & 1), y = 16 * wrow + g + 8 * (i >> 1);
+        if constexpr (sizeof (OUT) == 1)
+          stage[o * MMA_SP + y] = (OUT) __float2uint_rn (fminf (fmaxf (acc[nb][i], 0.0f), 255.0f));
+        else
+          stage[o * MMA_SP + y] = __float2half_rn (acc[nb][i]);
+      }
+}
+
+/* Store: 4 samples of an output row per thread. */
+template <typename OUT>
+__device__ __forceinline__ void
+mma_store (const MmaArgs &a, int o0, int y0, const OUT *stage)
+{
+  for (int i = threadIdx.x; i < MMA_COLS * MMA_ROWS / 4; i += MMA_THREADS)
+    {
+      const int o = i / (MMA_ROWS / 4), y = 4 * (i % (MMA_ROWS / 4));
+      if (o0 + o >= a.out_cols || y0 + y >= a.in_rows)
+        continue;
+      OUT       *out = (OUT *) (a.out + (size_t) (o0 + o) * a.out_pitch) + y0 + y;
+      const OUT *st = stage + o * MMA_SP + y;
+      if (a.out_quads && y0 + y + 4 <= a.in_rows)
+        {
+          if constexpr (sizeof (OUT) == 1)
+            *(unsigned *) out = *(const unsigned *) st;
+          else
+            *(uint2 *) out = *(const uint2 *) st;
+        }
+      else
+        for (int j = 0; j < 4 && y0 + y + j < a.in_rows; j++)
+          out[j] = st[j];
+    }
+}
+
+template <typename IN, typename OUT>
+__global__ void __launch_bounds__ (MMA_THREADS)
+mma_rows_transposed (const __grid_constant__ MmaArgs a)
+{
+  extern __shared__ uint4 mma_smem[];
+  const int tile_cols = a.ktiles * 16;
+  const int stride = tile_cols + 8;                   /* halves; 16 x odd bytes: ldmatrix conflict-free */
+  __half   *tile = (__half *) mma_smem;               /* MMA_ROWS x stride */
+  uint2    *frag = (uint2 *) (tile + MMA_ROWS * stride);            /* nfrag x 32 */
+  OUT      *stage = (OUT *) (frag + a.nfrag * 32);    /* MMA_COLS x MMA_SP */
+  const int o0 = blockIdx.x * MMA_COLS;               /* first output column */
+  const int y0 = blockIdx.y * MMA_ROWS;               /* first input row */
+  const int c0 = o0 + a.col_offset - a.ra;            /* input column of tile column 0 */
+
+  mma_build_band (a, frag);
+  mma_load_tile<IN> (a, y0, c0, tile_cols, stride, tile);
+  __syncthreads ();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wrow = warp % MMA_WARP_ROWS, wcol = warp / MMA_WARP_ROWS;
+  float     acc[8][4];
+  mma_sweep (a, tile, stride, frag, wrow, wcol, lane, acc);
+  mma_stage_transposed<OUT> (acc, wrow, wcol, lane, stage);
+  __syncthreads ();
+  mma_store<OUT> (a, o0, y0, stage);
+}
+
+/* ---- launching ---- */
+
+template <typename IN, typename OUT>
+static cudaError_t
+launch_mma_pass (MmaArgs &a, cudaStream_t stream)
+{
+  a.ra = (a.r + 7) & ~7;
+  a.ktiles = (MMA_COLS + 2 * a.ra + 15) / 16;
+  a.nfrag = (2 * a.r + 7 - (a.r - a.ra - 8)) / 8 + 1;
+  a.in_quads = ((uintptr_t) a.in + (size_t) a.col_offset * sizeof (IN) | a.in_pitch) % (4 * sizeof (IN)) == 0;
+  a.out_quads = ((uintptr_t) a.out | a.out_pitch) % (4 * sizeof (OUT)) == 0;
+  size_t bytes = (size_t) MMA_ROWS * (a.ktiles * 16 + 8) * 2 + (size_t) a.nfrag * 32 * 8
+                 + (size_t) MMA_COLS * MMA_SP * sizeof (OUT);
+  bytes = (bytes + 15) & ~(size_t) 15;
+  dim3 grid ((a.out_cols + MMA_COLS - 1) / MMA_COLS, (a.in_rows + MMA_ROWS - 1) / MMA_ROWS);
+  return launch_with_smem<mma_rows_transposed<IN, OUT>> (grid, MMA_THREADS, bytes, stream, a);
+}
+
+/* Both passes for one tile: rows of the region into the intermediate (t.mid,
+ * as fp16), then its rows (the image's columns) into t.dst. */
+cudaError_t
+launch_mma_gray (const cuda_tile &t, cudaStream_t stream)
+{
+  const size_t mid_pitch = ((size_t) t.rect.reg_h * 2 + 15) & ~(size_t) 15;
+  if (t.r > MMA_MAX_RADIUS || (size_t) t.rect.out_w * mid_pitch > t.mid_bytes)
+    return cudaErrorNotSupported;
+  MmaArgs a;
+  memset (&a, 0, sizeof a);
+  a.in = t.src;
+  a.in_pitch = t.src_pitch;
+  a.in_rows = t.rect.reg_h;
+  a.in_cols = t.rect.reg_w;
+  a.col_offset = t.rect.out_x0 - t.rect.reg_x0;
+  a.out_cols = t.rect.out_w;
+  a.out = (unsigned char *) t.mid;
+  a.out_pitch = mid_pitch;
+  a.w = t.w;
+  a.r = t.r;
+  cudaError_t e = launch_mma_pass<unsigned char, __half> (a, stream);
+  if (e != cudaSuccess)
+    return e;
+  a.in = (const unsigned char *) t.mid;
+  a.in_pitch = mid_pitch;
+  a.in_rows = t.rect.out_w;
+  a.in_cols = t.rect.reg_h;
+  a.col_offset = t.rect.out_y0 - t.rect.reg_y0;
+  a.out_cols = t.rect.out_h;
+  a.out = t.dst;
+  a.out_pitch = t.dst_pitch;
+  return launch_mma_pass<__half, unsigned char> (a, stream);
+}
