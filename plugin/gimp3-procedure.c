@@ -107,6 +107,48 @@ cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
   return procedure;
 }
 
+/* Merges the operation cuda:gaussian-blur into the drawable (within the
+ * selection, one undo step): the blur runs in GIMP's own process, and no
+ * pixel crosses the plug-in's wire.  FALSE when GIMP does not have the
+ * operation; then nothing has changed. */
+static gboolean
+blur_in_gimp (GimpDrawable *drawable, gdouble sigma, gboolean linear)
+{
+  GimpPlugIn         *plug_in = gimp_get_plug_in ();
+  GimpPDBErrorHandler handler = gimp_plug_in_get_pdb_error_handler (plug_in);
+  GimpDrawableFilter *filter;
+
+  if (!blur_identity.operation)
+    return FALSE;
+  /* A missing operation is an answer here, not an error to show. */
+  gimp_plug_in_set_pdb_error_handler (plug_in, GIMP_PDB_ERROR_HANDLER_PLUGIN);
+  filter = gimp_drawable_filter_new (drawable, blur_identity.operation, _("CUDA Gaussian Blur"));
+  gimp_plug_in_set_pdb_error_handler (plug_in, handler);
+  if (!filter)
+    return FALSE;
+  g_object_set (gimp_drawable_filter_get_config (filter), "std-dev-x", sigma, "std-dev-y", sigma,
+                "linear", linear, NULL);
+  gimp_drawable_filter_update (filter);
+  gimp_drawable_merge_filter (drawable, filter);
+  if (blur_environment ()->verbose)
+    g_printerr ("cuda-gaussian-blur: merged %s into the drawable, sigma %g\n",
+                blur_identity.operation, sigma);
+  return TRUE;
+}
+
+/* Through the operation where GIMP has it, else through the plug-in's own
+ * pixel path (the engine is made when first needed). */
+static gboolean
+blur_one (GimpDrawable *drawable, gblur_engine **engine, gdouble sigma, gboolean linear,
+          GError **error)
+{
+  if (blur_in_gimp (drawable, sigma, linear))
+    return TRUE;
+  if (!*engine && !(*engine = blur_engine_new (error)))
+    return FALSE;
+  return blur_drawable (*engine, drawable, sigma, linear, error);
+}
+
 static GimpValueArray *
 cuda_blur_run (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
                GimpDrawable **drawables, GimpProcedureConfig *config, gpointer run_data)
@@ -132,12 +174,11 @@ cuda_blur_run (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
                                gimp_drawable_is_indexed (drawables[i]), &error))
       goto done;
 
-  /* One engine for the dialog's preview and the final blur, so OK applies
-   * exactly what the preview showed. */
-  if (!(engine = blur_engine_new (&error)))
-    goto done;
   if (run_mode == GIMP_RUN_INTERACTIVE)
     {
+      /* The preview's engine also blurs where the operation is missing. */
+      if (!(engine = blur_engine_new (&error)))
+        goto done;
       if (!blur_dialog (procedure, config, drawables[0], engine))
         {
           gblur_engine_free (engine);
@@ -151,7 +192,7 @@ cuda_blur_run (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
   if (n > 1)
     gimp_image_undo_group_start (image);
   for (gint i = 0; i < n && !error; i++)
-    blur_drawable (engine, drawables[i], sigma, linear, &error);
+    blur_one (drawables[i], &engine, sigma, linear, &error);
   if (n > 1)
     gimp_image_undo_group_end (image);
   if (!error && run_mode != GIMP_RUN_NONINTERACTIVE)

@@ -8,5 +8,6 @@ const BlurIdentity blur_identity = {
   .procedure = "plug-in-cuda-gaussian-blur",
   .binary = "cuda-gaussian-blur",
   .menu_path = "<Image>/Filters/Blur",
+  .operation = "cuda:gaussian-blur",
   .catalogs = TRUE,
 };

@@ -14,6 +14,7 @@ typedef struct {
   const char *procedure;   /* PDB name */
   const char *binary;      /* program name, for gimp_ui_init */
   const char *menu_path;   /* NULL: no menu entry */
+  const char *operation;   /* the GEGL operation GIMP 3 merges; NULL: the pixel path only */
   gboolean    catalogs;    /* translations lie in locale/ beside the program */
 } BlurIdentity;
 

@@ -16,6 +16,7 @@ const BlurIdentity blur_identity = {
   .procedure = "plug-in-cuda-gaussian-blur-copy-only",
   .binary = "cuda-gaussian-blur-copy-only",
   .menu_path = NULL,
+  .operation = NULL,
   .catalogs = FALSE,
 };
 
