@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""cuda:gaussian-blur inside real GIMP 3, and the procedure through it.
+  gimp_op_test.py prepare WORK          writes the pictures and the scripts
+  gimp_op_test.py check WORK LOG...     compares, prints "N passed, N failed"
+Scripts: merge.scm (with the operation installed: merged into layers and a
+selection, appended as a layer effect and saved in XCF, the procedure on
+three layers), reopen.scm (a new GIMP: the XCF opened and exported),
+fallback.scm (the operation not installed: the same procedure calls).
+Each compares with the double-precision reference of the batch suite."""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gimp"))
+import batch_test as bt   # noqa: E402
+
+# name, input, std-dev-x, std-dev-y, linear, selection (x, y, w, h) or None
+MERGE_CASES = [
+    ("op-gray8", "gray8", 2.5, 2.5, True, None),
+    ("op-rgba8", "rgba8", 3.0, 3.0, True, None),
+    ("op-rgba8-wide", "rgba8", 5.0, 1.5, True, None),
+    ("op-rgb16", "rgb16", 2.0, 2.0, True, None),
+    ("op-rgb16-perceptual", "rgb16", 4.0, 4.0, False, None),
+    ("op-grayf", "grayf", 2.0, 3.0, True, None),
+    ("op-gray8-selection", "gray8", 4.0, 4.0, True, (20, 15, 40, 30)),
+]
+# The procedure, through the operation (merge.scm) and without it (fallback.scm).
+PROC_CASES = [("proc-gray8", "gray8", 2.0), ("proc-rgba8", "rgba8", 3.5), ("proc-rgb16", "rgb16", 1.5)]
+# With a selection the procedure keeps to its pixel path (it reads around the
+# selection; a filter would not): blurred as the whole image, inside it.
+PROC_SELECTION = ("proc-gray8-selection", "gray8", 3.0, (20, 15, 40, 30))
+XCF_CASE = ("op-xcf", "rgba8", 3.0, 2.0)
+
+
+def ext(inp):
+    return "tif" if inp == "grayf" else "png"
+
+
+def prop_bool(b):
+    return "TRUE" if b else "FALSE"
+
+
+def merge_call(sx, sy, linear, append=False):
+    how = "append" if append else "merge"
+    return (f"(gimp-drawable-{how}-new-filter drw \"cuda:gaussian-blur\" \"\" LAYER-MODE-REPLACE 1.0 "
+            f"\"std-dev-x\" {sx} \"std-dev-y\" {sy} \"linear\" {prop_bool(linear)})")
+
+
+def case(name, body):
+    return bt.scm_case("3", name, body)
+
+
+def prepare(work):
+    bt.write_inputs(work)
+    merge, fallback = [], []
+    for name, inp, sx, sy, linear, sel in MERGE_CASES:
+        select = (f"(gimp-image-select-rectangle img CHANNEL-OP-REPLACE {sel[0]} {sel[1]} {sel[2]} {sel[3]})"
+                  if sel else "")
+        body = (f"(let* ({bt.scm_load('3', f'{work}/{bt.INPUTS[inp][0]}')})\n  {select}\n"
+                f"  (gimp-message (string-append \"CASE {name} PRECISION \" "
+                f"(number->string (car (gimp-image-get-precision img)))))\n"
+                f"  {merge_call(sx, sy, linear)}\n"
+                f"  {bt.scm_save('3', 'img', 'drw', f'{work}/out-{name}.{ext(inp)}')})")
+        merge.append(case(name, body))
+    name, inp, sx, sy = XCF_CASE
+    body = (f"(let* ({bt.scm_load('3', f'{work}/{bt.INPUTS[inp][0]}')})\n"
+            f"  {merge_call(sx, sy, True, append=True)}\n"
+            f"  (gimp-file-save RUN-NONINTERACTIVE img \"{work}/{name}.xcf\" -1))")
+    merge.append(case(name + "-save", body))
+    reopen = case(name, f"(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"{work}/{name}.xcf\")))\n"
+                        f"       (drw (vector-ref (car (gimp-image-get-layers img)) 0)))\n"
+                        f"  (gimp-message (string-append \"CASE {name} FILTERS \" (number->string "
+                        f"(vector-length (car (gimp-drawable-get-filters drw))))))\n"
+                        f"  {bt.scm_save('3', 'img', 'drw', f'{work}/out-{name}.png')})")
+    for name, inp, sigma in PROC_CASES:
+        for suffix, scripts in (("op", merge), ("path", fallback)):
+            body = (f"(let* ({bt.scm_load('3', f'{work}/{bt.INPUTS[inp][0]}')})\n"
+                    f"  {bt.scm_call('3', 'img', 'drw', sigma, True)}\n"
+                    f"  {bt.scm_save('3', 'img', 'drw', f'{work}/out-{name}-{suffix}.png')})")
+            scripts.append(case(f"{name}-{suffix}", body))
+    name, inp, sigma, sel = PROC_SELECTION
+    body = (f"(let* ({bt.scm_load('3', f'{work}/{bt.INPUTS[inp][0]}')})\n"
+            f"  (gimp-image-select-rectangle img CHANNEL-OP-REPLACE {sel[0]} {sel[1]} {sel[2]} {sel[3]})\n"
+            f"  {bt.scm_call('3', 'img', 'drw', sigma, True)}\n"
+            f"  {bt.scm_save('3', 'img', 'drw', f'{work}/out-{name}.png')})")
+    merge.append(case(name, body))
+    for script, cases in (("merge", merge), ("reopen", [reopen]), ("fallback", fallback)):
+        with open(f"{work}/{script}.scm", "w") as f:
+            f.write("(gimp-message-set-handler CONSOLE)\n" + bt.SCM_KEEP_ERROR + "".join(cases))
+
+
+def check(work, logs):
+    import re
+    log = "".join(open(p, errors="replace").read() for p in logs)
+    status = {m.group(1): m.group(2) for m in re.finditer(r"CASE (\S+) (OK|ERROR)", log)}
+    passed = failed = 0
+
+    def record(name, ok, what):
+        nonlocal passed, failed
+        print(f"{'PASS' if ok else 'FAIL'}: {name} — {what}")
+        passed, failed = passed + ok, failed + (not ok)
+
+    def compare(name, inp, sx, sy, linear, out_path, sel=None):
+        if status.get(name) != "OK":
+            record(name, False, f"script status {status.get(name)}")
+            return None
+        src = bt.read(f"{work}/{bt.INPUTS[inp][0]}")
+        out = bt.read(out_path).astype(np.float64)
+        scale = bt.INPUTS[inp][1]
+        prec = re.findall(rf"CASE {re.escape(name)} PRECISION (\d+)", log)
+        stored_linear = bool(prec) and int(prec[-1]) == 600  # GIMP_PRECISION_FLOAT_LINEAR
+        tol = 2e-4 if scale == 1.0 else 1.0
+        if sel:
+            # A filter reads only the selection's bounds (GIMP's way): the
+            # blur of that rectangle alone, clamped at its sides, inside it.
+            x, y, w, h = sel
+            exp = src.astype(np.float64).reshape(src.shape[0], src.shape[1], -1).copy()
+            exp[y:y + h, x:x + w] = bt.expected(src[y:y + h, x:x + w], scale, sx, linear,
+                                                stored_linear, sigma_y=sy)
+        else:
+            exp = bt.expected(src, scale, sx, linear, stored_linear, sigma_y=sy)
+        err = bt.difference(out, exp).max()
+        record(name, err <= tol, f"σ {sx}×{sy}, linear {linear}: max error {err:.3g} (tolerance {tol})")
+        return out
+
+    for name, inp, sx, sy, linear, sel in MERGE_CASES:
+        compare(name, inp, sx, sy, linear, f"{work}/out-{name}.{ext(inp)}", sel)
+    name, inp, sx, sy = XCF_CASE
+    record(name + "-save", status.get(name + "-save") == "OK", "appended as a layer effect, saved in XCF")
+    m = re.search(rf"CASE {name} FILTERS (\d+)", log)
+    record(name + "-effect", bool(m) and int(m.group(1)) == 1,
+           f"the reopened layer has {m.group(1) if m else 'no'} filter(s), 1 expected")
+    compare(name, inp, sx, sy, True, f"{work}/out-{name}.png")
+    for name, inp, sigma in PROC_CASES:
+        outs = [compare(f"{name}-{s}", inp, sigma, sigma, True, f"{work}/out-{name}-{s}.png")
+                for s in ("op", "path")]
+        if all(o is not None for o in outs):
+            d = np.abs(outs[0] - outs[1]).max()
+            record(f"{name}-same", d <= 1.0, f"through the operation and the pixel path: differ by {d:.3g} "
+                                             "at most (tolerance 1)")
+    name, inp, sigma, (x, y, w, h) = PROC_SELECTION
+    if status.get(name) == "OK":
+        src = bt.read(f"{work}/{bt.INPUTS[inp][0]}").astype(np.float64)
+        out = bt.read(f"{work}/out-{name}.png").astype(np.float64)
+        exp = src.copy()
+        exp[y:y + h, x:x + w] = bt.expected(src, 255.0, sigma, True)[y:y + h, x:x + w]
+        err = bt.difference(out, exp).max()
+        record(name, err <= 1.0, f"blurred as the whole image inside, unchanged outside: max error "
+                                 f"{err:.3g} (tolerance 1)")
+    else:
+        record(name, False, f"script status {status.get(name)}")
+    merged = log.count("merged cuda:gaussian-blur into the drawable")
+    record("proc-through-operation", merged == len(PROC_CASES),
+           f"{merged} procedure calls merged the operation, {len(PROC_CASES)} expected (the others: "
+           "none, the operation missing)")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "prepare":
+        prepare(sys.argv[2])
+        sys.exit(0)
+    if len(sys.argv) >= 4 and sys.argv[1] == "check":
+        sys.exit(check(sys.argv[2], sys.argv[3:]))
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)

@@ -1,0 +1,44 @@
+#!/bin/sh
+# The GEGL operation cuda:gaussian-blur in real GIMP 3 (in its Debian chroot,
+# tests/gimp3-chroot.sh), and the procedure through it:
+#   tests/operation/run-gimp-op-tests.sh 3.0|3.2
+# Builds the plug-in and the operation in /build-gimp3.x, installs the
+# operation where GEGL looks for a user's ($XDG_DATA_HOME/gegl-0.4/plug-ins)
+# and runs three GIMP processes: with the operation (merged, appended and
+# saved in XCF, the procedure), a new one that reopens the XCF, and one
+# without the operation (the procedure falls back to its pixel path).  Ends
+# with "N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$top/tests/gimp/common.sh"
+gimp_version "${1:?usage: run-gimp-op-tests.sh 3.0|3.2}"
+[ "$major" = 3 ] || { echo "the operation's GIMP tests need GIMP 3" >&2; exit 2; }
+work=$(mktemp -d /tmp/cgb-op$version.XXXXXX)
+profile=$work/profile
+modules=$work/data/gegl-0.4/plug-ins
+mkdir -p "$profile/plug-ins/cuda-gaussian-blur" "$modules" "$work/empty"
+PY=/usr/bin/python3
+
+$PY "$here/gimp_op_test.py" prepare "$work" || exit 1
+gimp3_build "$work" - /build-gimp$version &&
+  in_gimp3 "$work" "cp $plugin_dir/plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/ &&
+    cp $plugin_dir/plugin/cuda-gaussian-blur.so $modules/ && cp -r $plugin_dir/po/locale $modules/" || exit 1
+
+run_gimp () { # SCRIPT DATA_HOME LOG
+  in_gimp3 "$work" "XDG_DATA_HOME=$2 CUDA_GBLUR_VERBOSE=1 GIMP3_DIRECTORY=$profile \
+    $(gimp_binary console) -i --batch-interpreter=plug-in-script-fu-eval --quit \
+    -b '(load \"$work/$1\")'" >"$3" 2>&1
+}
+rc=0
+run_gimp merge.scm "$work/data" "$work/merge.log" || rc=1
+run_gimp reopen.scm "$work/data" "$work/reopen.log" || rc=1
+run_gimp fallback.scm "$work/empty" "$work/fallback.log" || rc=1
+$PY "$here/gimp_op_test.py" check "$work" "$work/merge.log" "$work/reopen.log" "$work/fallback.log"
+check=$?
+if [ $rc -ne 0 ] || [ $check -ne 0 ]; then
+  echo "a GIMP run failed or a case did not pass; logs and images kept in $work"
+  tail -n 20 "$work/merge.log"
+  exit 1
+fi
+rm -rf "$work"
