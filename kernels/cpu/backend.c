@@ -196,37 +196,7 @@ gblur_cpu_threads (const gblur_cpu *cpu)
   return cpu->threads;
 }
 
-static void
-run_band_worker (void *data, int worker)
-{
-  cpu_run *run = data;
-
-  if (worker >= run->workers)
-    return;
-  for (;;)
-    {
-      int        i;
-      gblur_tile tile;
-
-      pthread_mutex_lock (&run->lock);
-      i = run->band_first + run->next_tile++;
-      pthread_mutex_unlock (&run->lock);
-      if (i >= run->band_end)
-        break;
-      gblur_tile_at (&run->job->geo, &run->tiling, i % run->tiles_x, i / run->tiles_x, &tile);
-      run->blur_tile (run, &tile, run->ring[worker], run->lines[worker], run->out[worker]);
-    }
-}
-
-/* Scratch buffers start on a cache line (vector loads of aligned rows do
- * not straddle two lines). */
-static void *
-alloc_aligned (size_t bytes)
-{
-  void *p = NULL;
-
-  return posix_memalign (&p, 64, bytes ? bytes : 1) == 0 ? p : NULL;
-}
+/* ---- Planning a run: tiles, workers, scratch sizes ---- */
 
 /* Scratch floats of one worker for tiles tile_w wide. */
 static void
@@ -293,113 +263,229 @@ plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling, int *block)
   return 1;
 }
 
-gblur_status
-gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
-{
-  const int    W = job->geo.win_w, H = job->geo.win_h, r = job->radius;
-  const int    threads = cpu->threads;
-  cpu_run      run;
-  int          tiles_y, ntiles, band;
-  size_t       out_len;
-  gblur_status status = GBLUR_OK;
 
-  memset (&run, 0, sizeof run);
-  run.job = job;
-  run.srgb = gblur_srgb_tables_get ();
-  run.blur_tile = cpu->loops->blur_tile;
-  run.fold = r <= FOLD_MAX_RADIUS;
-  run.u8_direct = job->src->sample == GBLUR_U8 && job->flags == 0;
-  job->rows_valid = 0;
+/* Fills run for job: the loops, the tiling, how many workers the memory
+ * limit allows, the bands of tiles and the scratch sizes. */
+static gblur_status
+plan_run (const gblur_cpu *cpu, const gblur_job *job, cpu_run *run, char *err, size_t err_size)
+{
+  const int W = job->geo.win_w, H = job->geo.win_h, r = job->radius;
+  int       band;
+
+  memset (run, 0, sizeof *run);
+  run->job = job;
+  run->srgb = gblur_srgb_tables_get ();
+  run->blur_tile = cpu->loops->blur_tile;
+  run->fold = r <= FOLD_MAX_RADIUS;
+  run->u8_direct = job->src->sample == GBLUR_U8 && job->flags == 0;
   /* Fewer workers when the memory limit cannot give each its scratch. */
-  for (run.workers = threads; run.workers > 0; run.workers--)
-    if (plan_tiles (job, run.workers, &run.tiling, &run.block))
+  for (run->workers = cpu->threads; run->workers > 0; run->workers--)
+    if (plan_tiles (job, run->workers, &run->tiling, &run->block))
       break;
-  if (run.workers == 0)
+  if (run->workers == 0)
     {
       snprintf (err, err_size, "memory limit of %zu bytes is too small for radius %d",
                 job->memory_limit, r);
       return GBLUR_E_NOMEM;
     }
-  run.tiles_x = (W + run.tiling.tile_w - 1) / run.tiling.tile_w;
-  tiles_y = (H + run.tiling.tile_h - 1) / run.tiling.tile_h;
-  ntiles = run.tiles_x * tiles_y;
-  scratch_sizes (job, run.tiling.tile_w, run.block, &run.ring_rows, &run.ring_stride, &run.line_len, &out_len);
-
-  {
-    /* vector-aligned: the vertical loop reads it as whole vectors */
-    size_t wz_bytes = (size_t) (2 * r + 1 + 2 * (ROWS - 1)) * VMAX * sizeof (float);
-    void  *p = NULL;
-    if (posix_memalign (&p, 64, wz_bytes) == 0)
-      memset (p, 0, wz_bytes);
-    run.wz = p;
-  }
-  run.ring = calloc ((size_t) threads, sizeof (float *));
-  run.lines = calloc ((size_t) threads, sizeof (float *));
-  run.out = calloc ((size_t) threads, sizeof (float *));
-  if (!run.wz || !run.ring || !run.lines || !run.out)
-    status = GBLUR_E_NOMEM;
-  for (int i = 0; status == GBLUR_OK && i < run.workers; i++)
-    {
-      /* An injected fault fails the last buffer, after the others were
-       * allocated, so that the cleanup of a partial allocation is tested. */
-      int fail = job->faults->cpu_alloc && i == run.workers - 1;
-      size_t lines_bytes = (size_t) (run.block + 1) * run.line_len * sizeof (float);
-      run.ring[i] = alloc_aligned ((size_t) run.ring_rows * run.ring_stride * sizeof (float));
-      run.lines[i] = alloc_aligned (lines_bytes);
-      run.out[i] = fail ? NULL : alloc_aligned (out_len * sizeof (float));
-      if (run.lines[i]) /* line padding read by the vector loops starts finite */
-        memset (run.lines[i], 0, lines_bytes);
-      if (!run.ring[i] || !run.lines[i] || !run.out[i])
-        status = GBLUR_E_NOMEM;
-    }
-  if (status != GBLUR_OK)
-    snprintf (err, err_size, "out of host memory for the CPU backend's scratch buffers%s",
-              job->faults->cpu_alloc ? " (injected fault)" : "");
-  else
-    for (int k = -r; k <= r; k++)
-      for (int l = 0; l < VMAX; l++)
-        run.wz[(size_t) (ROWS - 1 + r + k) * VMAX + l] = job->weights[k < 0 ? -k : k];
-
+  run->tiles_x = (W + run->tiling.tile_w - 1) / run->tiling.tile_w;
+  run->ntiles = run->tiles_x * ((H + run->tiling.tile_h - 1) / run->tiling.tile_h);
+  scratch_sizes (job, run->tiling.tile_w, run->block, &run->ring_rows, &run->ring_stride,
+                 &run->line_len, &run->out_len);
   /* A band is TILES_PER_WORKER tiles per worker (whole stripes); progress
    * after each. */
-  band = run.workers * TILES_PER_WORKER (r);
-  band = band > run.tiles_x ? band : run.tiles_x;
-  band = (band + run.tiles_x - 1) / run.tiles_x * run.tiles_x;
-  pthread_mutex_init (&run.lock, NULL);
-  for (int first = 0, step = 1; status == GBLUR_OK && first < ntiles; first += band, step++)
-    {
-      if (step == job->faults->cpu_stripe)
-        {
-          snprintf (err, err_size, "injected fault: the CPU backend failed at step %d, "
-                    "after %d of %d rows", step, job->rows_valid, H);
-          status = GBLUR_E_NOMEM;
-          break;
-        }
-      run.band_first = first;
-      run.band_end = first + band < ntiles ? first + band : ntiles;
-      run.next_tile = 0;
-      pool_run (cpu, run_band_worker, &run);
-      job->rows_valid = run.band_end == ntiles ? H : run.band_end / run.tiles_x * run.tiling.tile_h;
-      if (job->progress && job->progress (job->rows_valid, H, job->user_data))
-        {
-          if (job->rows_valid < H)
-            {
-              snprintf (err, err_size, "cancelled after %d of %d rows", job->rows_valid, H);
-              status = GBLUR_E_CANCELLED;
-            }
-        }
-    }
-  pthread_mutex_destroy (&run.lock);
+  band = run->workers * TILES_PER_WORKER (r);
+  band = band > run->tiles_x ? band : run->tiles_x;
+  run->band = (band + run->tiles_x - 1) / run->tiles_x * run->tiles_x;
+  return GBLUR_OK;
+}
 
+/* ---- Scratch buffers ---- */
+
+/* Scratch buffers start on a cache line (vector loads of aligned rows do
+ * not straddle two lines). */
+static void *
+alloc_aligned (size_t bytes)
+{
+  void *p = NULL;
+
+  return posix_memalign (&p, 64, bytes ? bytes : 1) == 0 ? p : NULL;
+}
+
+/* The full kernel, each tap broadcast to VMAX floats, with ROWS - 1 zero
+ * taps each side (see vertical_block in loops.h); vector-aligned: the
+ * vertical loop reads it as whole vectors.  NULL when out of memory. */
+static float *
+broadcast_weights (const gblur_job *job)
+{
+  const int r = job->radius;
+  size_t    bytes = (size_t) (2 * r + 1 + 2 * (ROWS - 1)) * VMAX * sizeof (float);
+  float    *wz = alloc_aligned (bytes);
+
+  if (!wz)
+    return NULL;
+  memset (wz, 0, bytes);
+  for (int k = -r; k <= r; k++)
+    for (int l = 0; l < VMAX; l++)
+      wz[(size_t) (ROWS - 1 + r + k) * VMAX + l] = job->weights[k < 0 ? -k : k];
+  return wz;
+}
+
+/* The ring, lines and output row of worker i; 0 when out of memory (some
+ * may then be allocated: free_scratch frees them). */
+static int
+alloc_worker_scratch (cpu_run *run, int i)
+{
+  /* An injected fault fails the last buffer, after the others were
+   * allocated, so that the cleanup of a partial allocation is tested. */
+  const int    fail = run->job->faults->cpu_alloc && i == run->workers - 1;
+  const size_t lines_bytes = (size_t) (run->block + 1) * run->line_len * sizeof (float);
+
+  run->ring[i] = alloc_aligned ((size_t) run->ring_rows * run->ring_stride * sizeof (float));
+  run->lines[i] = alloc_aligned (lines_bytes);
+  run->out[i] = fail ? NULL : alloc_aligned (run->out_len * sizeof (float));
+  if (run->lines[i]) /* line padding read by the vector loops starts finite */
+    memset (run->lines[i], 0, lines_bytes);
+  return run->ring[i] && run->lines[i] && run->out[i];
+}
+
+/* The weights and the scratch of each of run->workers workers, in arrays
+ * of `threads` entries. */
+static gblur_status
+alloc_scratch (cpu_run *run, int threads, char *err, size_t err_size)
+{
+  int ok;
+
+  run->wz = broadcast_weights (run->job);
+  run->ring = calloc ((size_t) threads, sizeof (float *));
+  run->lines = calloc ((size_t) threads, sizeof (float *));
+  run->out = calloc ((size_t) threads, sizeof (float *));
+  ok = run->wz && run->ring && run->lines && run->out;
+  for (int i = 0; ok && i < run->workers; i++)
+    ok = alloc_worker_scratch (run, i);
+  if (ok)
+    return GBLUR_OK;
+  snprintf (err, err_size, "out of host memory for the CPU backend's scratch buffers%s",
+            run->job->faults->cpu_alloc ? " (injected fault)" : "");
+  return GBLUR_E_NOMEM;
+}
+
+static void
+free_scratch (cpu_run *run, int threads)
+{
   for (int i = 0; i < threads; i++)
     {
-      if (run.ring) free (run.ring[i]);
-      if (run.lines) free (run.lines[i]);
-      if (run.out) free (run.out[i]);
+      if (run->ring) free (run->ring[i]);
+      if (run->lines) free (run->lines[i]);
+      if (run->out) free (run->out[i]);
     }
-  free (run.ring);
-  free (run.lines);
-  free (run.out);
-  free (run.wz);
+  free (run->ring);
+  free (run->lines);
+  free (run->out);
+  free (run->wz);
+}
+
+/* ---- Running the bands ---- */
+
+/* Each worker takes the band's next tile until none is left. */
+static void
+run_band_worker (void *data, int worker)
+{
+  cpu_run *run = data;
+
+  if (worker >= run->workers)
+    return;
+  for (;;)
+    {
+      int        i;
+      gblur_tile tile;
+
+      pthread_mutex_lock (&run->lock);
+      i = run->band_first + run->next_tile++;
+      pthread_mutex_unlock (&run->lock);
+      if (i >= run->band_end)
+        break;
+      gblur_tile_at (&run->job->geo, &run->tiling, i % run->tiles_x, i / run->tiles_x, &tile);
+      run->blur_tile (run, &tile, run->ring[worker], run->lines[worker], run->out[worker]);
+    }
+}
+
+/* cpu-stripe:N (gblur-internal.h): the run fails before its Nth progress
+ * step. */
+static gblur_status
+injected_step_fault (const gblur_job *job, int step, char *err, size_t err_size)
+{
+  if (step != job->faults->cpu_stripe)
+    return GBLUR_OK;
+  snprintf (err, err_size, "injected fault: the CPU backend failed at step %d, "
+            "after %d of %d rows", step, job->rows_valid, job->geo.win_h);
+  return GBLUR_E_NOMEM;
+}
+
+/* Tiles [first, first + band) on all workers; then the rows above the next
+ * band's first stripe are final. */
+static void
+run_band (gblur_cpu *cpu, cpu_run *run, gblur_job *job, int first)
+{
+  run->band_first = first;
+  run->band_end = first + run->band < run->ntiles ? first + run->band : run->ntiles;
+  run->next_tile = 0;
+  pool_run (cpu, run_band_worker, run);
+  job->rows_valid = run->band_end == run->ntiles ? job->geo.win_h
+                    : run->band_end / run->tiles_x * run->tiling.tile_h;
+}
+
+/* Tells the caller how far the run is; a cancel before the last row stops
+ * it (after the last, the result is complete anyway). */
+static gblur_status
+report_progress (const gblur_job *job, char *err, size_t err_size)
+{
+  const int H = job->geo.win_h;
+
+  if (job->progress && job->progress (job->rows_valid, H, job->user_data) && job->rows_valid < H)
+    {
+      snprintf (err, err_size, "cancelled after %d of %d rows", job->rows_valid, H);
+      return GBLUR_E_CANCELLED;
+    }
+  return GBLUR_OK;
+}
+
+/* The bands in turn, each a progress step, until the end, a fault or a
+ * cancel. */
+static gblur_status
+run_bands (gblur_cpu *cpu, cpu_run *run, gblur_job *job, char *err, size_t err_size)
+{
+  gblur_status status = GBLUR_OK;
+
+  pthread_mutex_init (&run->lock, NULL);
+  for (int first = 0, step = 1; status == GBLUR_OK && first < run->ntiles;
+       first += run->band, step++)
+    {
+      status = injected_step_fault (job, step, err, err_size);
+      if (status != GBLUR_OK)
+        break;
+      run_band (cpu, run, job, first);
+      status = report_progress (job, err, err_size);
+    }
+  pthread_mutex_destroy (&run->lock);
+  return status;
+}
+
+/* ---- The entry point ---- */
+
+gblur_status
+gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
+{
+  cpu_run      run;
+  gblur_status status;
+
+  job->rows_valid = 0;
+  status = plan_run (cpu, job, &run, err, err_size);
+  if (status != GBLUR_OK)
+    return status;
+  status = alloc_scratch (&run, cpu->threads, err, err_size);
+  if (status == GBLUR_OK)
+    status = run_bands (cpu, &run, job, err, err_size);
+  free_scratch (&run, cpu->threads);
   return status;
 }

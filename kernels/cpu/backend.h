@@ -42,6 +42,8 @@ struct cpu_run {
   blur_tile_fn             blur_tile;   /* for the engine's instruction set */
   gblur_tiling             tiling;
   int                      tiles_x;
+  int                      ntiles;
+  int                      band;        /* tiles per progress step (whole stripes) */
   int                      band_first;  /* first tile index of the band being processed */
   int                      band_end;
   int                      next_tile;   /* guarded by lock */
@@ -52,6 +54,7 @@ struct cpu_run {
   int                      ring_rows;   /* rows in each ring */
   size_t                   ring_stride; /* floats per ring row */
   size_t                   line_len;    /* floats per line */
+  size_t                   out_len;     /* floats per output row buffer */
   float                   *wz;          /* the full kernel, each tap broadcast to VMAX
                                            floats, ROWS - 1 zero taps each side */
   pthread_mutex_t          lock;
