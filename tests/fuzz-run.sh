@@ -16,10 +16,23 @@ CLANG=${CLANG:-clang}
 mkdir -p "$BUILD"
 rm -rf "$BUILD/corpus" && mkdir -p "$BUILD/corpus"
 
-$CLANG -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -fno-omit-frame-pointer -Wall -Wextra -Ikernels -Itests \
-    tests/fuzz-engine.c tests/reference.c kernels/gblur-common.c kernels/gblur-cpu.c \
-    kernels/gblur-engine.c kernels/gblur-nocuda.c -lpthread -lm -o "$BUILD/fuzz-engine" \
+# The CPU loops of each x86 instruction set with that set's flags (as
+# Makefile.am builds them); kernels/cpu/backend.h then calls them by itself.
+FLAGS="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wall -Wextra -Ikernels"
+loops=
+case $(uname -m) in
+  x86_64|i?86)
+    $CLANG $FLAGS -fsanitize=fuzzer-no-link -mavx2 -mfma -c kernels/cpu/loops-avx2.c \
+        -o "$BUILD/loops-avx2.o" \
+      && $CLANG $FLAGS -fsanitize=fuzzer-no-link -mavx512f -mavx512bw -mavx512vl -mavx2 -mfma \
+        -c kernels/cpu/loops-avx512.c -o "$BUILD/loops-avx512.o" \
+      || { echo "fuzz: the build failed"; exit 1; }
+    loops="$BUILD/loops-avx2.o $BUILD/loops-avx512.o" ;;
+esac
+$CLANG $FLAGS -fsanitize=fuzzer -Itests \
+    tests/fuzz-engine.c tests/reference.c kernels/gblur-common.c kernels/gblur-engine.c \
+    kernels/gblur-settings.c kernels/cpu/backend.c kernels/cpu/convert.c kernels/cpu/loops-baseline.c \
+    $loops kernels/gblur-nocuda.c -lpthread -lm -o "$BUILD/fuzz-engine" \
   || { echo "fuzz: the build failed"; exit 1; }
 
 # One job; timeouts and memory as crashes too (-timeout per input).

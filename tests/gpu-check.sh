@@ -33,14 +33,25 @@ mkdir -p "$BUILD" "$LOGDIR"
 
 FLAGS="-O3 -g -lineinfo -arch=$ARCH -DHAVE_CUDA -Ikernels -Xcompiler -Wall,-Wextra"
 set -e
-for f in kernels/gblur-common.c kernels/gblur-cpu.c kernels/gblur-engine.c kernels/gblur-settings.c tests/reference.c tests/test-util.c \
+for f in kernels/gblur-common.c kernels/gblur-engine.c kernels/gblur-settings.c kernels/cpu/backend.c \
+         kernels/cpu/convert.c kernels/cpu/loops-baseline.c tests/reference.c tests/test-util.c \
          tests/test-engine.c tests/test-faults.c tests/huge-image.c tests/bench.c \
          tests/preview-bench.c kernels/cuda/backend.cu kernels/cuda/kernels-general.cu \
          kernels/cuda/kernels-gray.cu kernels/cuda/kernels-mma.cu; do
   $NVCC $FLAGS -c "$f" -o "$BUILD/$(basename "$f").o"
 done
-ENGINE="$BUILD/gblur-common.c.o $BUILD/gblur-cpu.c.o $BUILD/gblur-engine.c.o $BUILD/gblur-settings.c.o $BUILD/backend.cu.o
+ENGINE="$BUILD/gblur-common.c.o $BUILD/gblur-engine.c.o $BUILD/gblur-settings.c.o $BUILD/backend.c.o
+        $BUILD/convert.c.o $BUILD/loops-baseline.c.o $BUILD/backend.cu.o
         $BUILD/kernels-general.cu.o $BUILD/kernels-gray.cu.o $BUILD/kernels-mma.cu.o"
+# The CPU loops of each wider x86 instruction set, with that set's flags (as
+# Makefile.am builds them); kernels/cpu/backend.c then calls them by itself.
+case $(uname -m) in
+  x86_64|i?86)
+    $NVCC $FLAGS -Xcompiler -mavx2,-mfma -c kernels/cpu/loops-avx2.c -o "$BUILD/loops-avx2.c.o"
+    $NVCC $FLAGS -Xcompiler -mavx512f,-mavx512bw,-mavx512vl,-mavx2,-mfma \
+        -c kernels/cpu/loops-avx512.c -o "$BUILD/loops-avx512.c.o"
+    ENGINE="$ENGINE $BUILD/loops-avx2.c.o $BUILD/loops-avx512.c.o" ;;
+esac
 $NVCC -arch=$ARCH -o "$BUILD/test-engine" $BUILD/test-engine.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
 $NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
 $NVCC -arch=$ARCH -o "$BUILD/huge-image" $BUILD/huge-image.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm

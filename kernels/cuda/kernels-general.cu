@@ -9,7 +9,7 @@
  *                     back to the stored sample type.
  * Each of the two passes has a shared-memory tiled form and, for radii whose
  * tile would not fit in shared memory, a direct form that reads through the
- * cache.  The conversions are the same arithmetic as gblur-cpu.c. */
+ * cache.  The conversions are the same arithmetic as cpu/convert.c. */
 #include "device-common.cuh"
 #include "launchers.cuh"
 
@@ -85,7 +85,7 @@ store_pixel (const cuda_tile &a, float px[C], T *out)
 
   if (alpha)
     {
-      float inv = px[C - 1] >= 0x1p-100f ? 1.0f / px[C - 1] : 0.0f;   /* as gblur-cpu.c */
+      float inv = px[C - 1] >= 0x1p-100f ? 1.0f / px[C - 1] : 0.0f;   /* as cpu/convert.c */
 #pragma unroll
       for (int c = 0; c < C - 1; c++)
         px[c] *= inv;

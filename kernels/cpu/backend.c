@@ -1,0 +1,491 @@
+/* The CPU backend: the image is cut into tiles (full-width stripes unless
+ * the memory limit asks for column blocks), handed to the pool's threads a
+ * band at a time; progress is reported after each band.  Each tile is
+ * blurred by the hot loops of one instruction set (loops.h), built for the
+ * baseline (SSE2 on x86-64), for AVX2+FMA and for AVX-512, each in a file of
+ * its own with its own compiler flags, and picked here at run time. */
+#include "backend.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Instruction sets ----
+ *
+ * The hot loops exist for the baseline (any x86-64: SSE2, 4 floats per
+ * vector), for AVX2+FMA (8 floats) and for AVX-512 F/BW/VL (16 floats: the
+ * same number of instructions as AVX2 for twice the pixels).  The best one the
+ * CPU and OS support is used, up to the engine's cap (GBLUR_CPU_ISA: to test
+ * or time the narrower paths on a newer CPU).  All use float32 arithmetic; with and
+ * without FMA the results differ by float rounding only.  Other CPUs than
+ * x86 have the baseline loops only, in portable C. */
+typedef enum { ISA_BASELINE, ISA_AVX2, ISA_AVX512, ISA_COUNT } cpu_isa;
+
+static cpu_isa
+best_isa (void)
+{
+  cpu_isa isa = ISA_BASELINE;
+
+#ifdef GBLUR_CPU_X86_LOOPS
+  __builtin_cpu_init ();
+  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+    {
+      isa = ISA_AVX2;
+      if (__builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512bw")
+          && __builtin_cpu_supports ("avx512vl"))
+        isa = ISA_AVX512;
+    }
+#endif
+  return isa;
+}
+
+/* The loops of the best instruction set the CPU has, capped by cap (0
+ * baseline, 1 avx2, 2 avx512, -1 no cap): the only way into code built with
+ * AVX flags. */
+static const cpu_loops *
+pick_loops (int cap)
+{
+  cpu_isa isa = best_isa ();
+
+  if (cap >= 0 && cap < (int) isa)
+    isa = (cpu_isa) cap;
+  switch (isa)
+    {
+#ifdef GBLUR_CPU_X86_LOOPS
+    case ISA_AVX512:
+      return &gblur_cpu_loops_avx512;
+    case ISA_AVX2:
+      return &gblur_cpu_loops_avx2;
+#endif
+    default:
+      return &gblur_cpu_loops_baseline;
+    }
+}
+
+/* ---- A small persistent thread pool: run fn(ctx, i) for i in 0..n-1. ---- */
+
+typedef void (*pool_fn) (void *ctx, int worker);
+
+struct gblur_cpu {
+  int              threads;
+  pthread_t       *workers;    /* threads - 1 of them; the caller is worker 0 */
+  pthread_mutex_t  lock;
+  pthread_cond_t   wake;
+  pthread_cond_t   idle;
+  unsigned         generation;
+  int              busy;
+  int              stop;
+  pool_fn          fn;
+  void            *ctx;
+  const cpu_loops *loops;      /* the instruction set's loops, chosen once */
+};
+
+typedef struct {
+  gblur_cpu *cpu;
+  int        index;
+} worker_arg;
+
+static void *
+worker_main (void *data)
+{
+  worker_arg *arg = data;
+  gblur_cpu  *cpu = arg->cpu;
+  int         index = arg->index;
+  unsigned    seen = 0;
+
+  free (arg);
+  pthread_mutex_lock (&cpu->lock);
+  for (;;)
+    {
+      while (!cpu->stop && cpu->generation == seen)
+        pthread_cond_wait (&cpu->wake, &cpu->lock);
+      if (cpu->stop)
+        break;
+      seen = cpu->generation;
+      pthread_mutex_unlock (&cpu->lock);
+      cpu->fn (cpu->ctx, index);
+      pthread_mutex_lock (&cpu->lock);
+      if (--cpu->busy == 0)
+        pthread_cond_signal (&cpu->idle);
+    }
+  pthread_mutex_unlock (&cpu->lock);
+  return NULL;
+}
+
+static void
+pool_run (gblur_cpu *cpu, pool_fn fn, void *ctx)
+{
+  if (cpu->threads > 1)
+    {
+      pthread_mutex_lock (&cpu->lock);
+      cpu->fn = fn;
+      cpu->ctx = ctx;
+      cpu->busy = cpu->threads - 1;
+      cpu->generation++;
+      pthread_cond_broadcast (&cpu->wake);
+      pthread_mutex_unlock (&cpu->lock);
+    }
+  fn (ctx, 0);
+  if (cpu->threads > 1)
+    {
+      pthread_mutex_lock (&cpu->lock);
+      while (cpu->busy > 0)
+        pthread_cond_wait (&cpu->idle, &cpu->lock);
+      pthread_mutex_unlock (&cpu->lock);
+    }
+}
+
+gblur_cpu *
+gblur_cpu_new (int threads, int isa_cap)
+{
+  gblur_cpu *cpu = calloc (1, sizeof *cpu);
+
+  if (!cpu)
+    return NULL;
+  cpu->threads = threads < 1 ? 1 : threads;
+  cpu->loops = pick_loops (isa_cap);
+  pthread_mutex_init (&cpu->lock, NULL);
+  pthread_cond_init (&cpu->wake, NULL);
+  pthread_cond_init (&cpu->idle, NULL);
+  cpu->workers = calloc ((size_t) cpu->threads, sizeof *cpu->workers);
+  if (!cpu->workers)
+    {
+      free (cpu);
+      return NULL;
+    }
+  for (int i = 1; i < cpu->threads; i++)
+    {
+      worker_arg *arg = malloc (sizeof *arg);
+      if (arg)
+        {
+          arg->cpu = cpu;
+          arg->index = i;
+        }
+      if (!arg || pthread_create (&cpu->workers[i - 1], NULL, worker_main, arg) != 0)
+        {
+          free (arg);
+          cpu->threads = i; /* run with the workers we have */
+          break;
+        }
+    }
+  return cpu;
+}
+
+void
+gblur_cpu_free (gblur_cpu *cpu)
+{
+  if (!cpu)
+    return;
+  pthread_mutex_lock (&cpu->lock);
+  cpu->stop = 1;
+  pthread_cond_broadcast (&cpu->wake);
+  pthread_mutex_unlock (&cpu->lock);
+  for (int i = 1; i < cpu->threads; i++)
+    pthread_join (cpu->workers[i - 1], NULL);
+  pthread_mutex_destroy (&cpu->lock);
+  pthread_cond_destroy (&cpu->wake);
+  pthread_cond_destroy (&cpu->idle);
+  free (cpu->workers);
+  free (cpu);
+}
+
+int
+gblur_cpu_threads (const gblur_cpu *cpu)
+{
+  return cpu->threads;
+}
+
+/* ---- Planning a run: tiles, workers, scratch sizes ---- */
+
+/* Scratch floats of one worker for tiles tile_w wide. */
+static void
+scratch_sizes (const gblur_job *job, int tile_w, int block, int *ring_rows, size_t *ring_stride,
+               size_t *line_len, size_t *out_len)
+{
+  const int    r = job->radius, img_w = job->geo.img_w, img_h = job->geo.img_h;
+  const size_t c = (size_t) job->src->channels;
+  const int    reg_cols = tile_w + 2 * r < img_w ? tile_w + 2 * r : img_w;
+
+  *ring_rows = 2 * r + block < img_h ? 2 * r + block : img_h;
+  /* An odd number of 64-byte units: rows (a column of the ring, the lines)
+   * fall in different cache sets, as a multiple of 4 KiB would not. */
+  *ring_stride = round_up ((size_t) reg_cols * c, VMAX) | VMAX;
+  *line_len = round_up (((size_t) tile_w + 3 * (size_t) r) * c + 2 * HSTRIP_MAX + VMAX, VMAX) | VMAX;
+  *out_len = round_up ((size_t) tile_w * c, HSTRIP_MAX);
+}
+
+static size_t
+scratch_bytes (const gblur_job *job, int tile_w, int block)
+{
+  int    ring_rows;
+  size_t ring_stride, line_len, out_len;
+
+  scratch_sizes (job, tile_w, block, &ring_rows, &ring_stride, &line_len, &out_len);
+  return ((size_t) ring_rows * ring_stride + (size_t) (block + 1) * line_len + out_len)
+         * sizeof (float);
+}
+
+/* Tiles: full-width stripes (the vertical pass reads the ring once per
+ * BLOCK rows, so it need not fit a cache), narrower only when the memory
+ * limit says so.  Stripes are short enough that every thread gets work and
+ * progress is reported a few times: about 8 progress steps, each of
+ * TILES_PER_WORKER tiles per worker, handed out one at a time, so that a
+ * thread slowed down (by another process) holds the others up by one small
+ * tile at most.  Large radii read 2r rows of halo per tile: fewer, taller
+ * tiles there. */
+#define TILES_PER_WORKER(radius) ((radius) > FOLD_MAX_RADIUS ? 2 : 4)
+
+static int
+plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling, int *block)
+{
+  const int    W = job->geo.win_w, H = job->geo.win_h;
+  const size_t budget = job->memory_limit / (size_t) threads;
+  int          tile_w = W;
+  int          stripes = 8 * threads * TILES_PER_WORKER (job->radius);
+
+  /* Large radii: several sub-blocks per ring step, so each input line is
+   * fetched once per BLOCK_MAX rows; small radii: the lines stay in L2. */
+  *block = job->radius > FOLD_MAX_RADIUS ? BLOCK_MAX : ROWS;
+  while (scratch_bytes (job, tile_w, *block) > budget)
+    {
+      if (*block > ROWS)
+        *block /= 2;
+      else if (tile_w == 1)
+        return 0;
+      else
+        tile_w = (tile_w + 1) / 2;
+    }
+  tiling->tile_w = tile_w;
+  tiling->tile_h = (H + stripes - 1) / stripes;
+  if (tiling->tile_h < ROWS && H > ROWS)
+    tiling->tile_h = ROWS;
+  return 1;
+}
+
+
+/* Fills run for job: the loops, the tiling, how many workers the memory
+ * limit allows, the bands of tiles and the scratch sizes. */
+static gblur_status
+plan_run (const gblur_cpu *cpu, const gblur_job *job, cpu_run *run, char *err, size_t err_size)
+{
+  const int W = job->geo.win_w, H = job->geo.win_h, r = job->radius;
+  int       band;
+
+  memset (run, 0, sizeof *run);
+  run->job = job;
+  run->srgb = gblur_srgb_tables_get ();
+  run->blur_tile = cpu->loops->blur_tile;
+  run->fold = r <= FOLD_MAX_RADIUS;
+  run->u8_direct = job->src->sample == GBLUR_U8 && job->flags == 0;
+  /* Fewer workers when the memory limit cannot give each its scratch. */
+  for (run->workers = cpu->threads; run->workers > 0; run->workers--)
+    if (plan_tiles (job, run->workers, &run->tiling, &run->block))
+      break;
+  if (run->workers == 0)
+    {
+      snprintf (err, err_size, "memory limit of %zu bytes is too small for radius %d",
+                job->memory_limit, r);
+      return GBLUR_E_NOMEM;
+    }
+  run->tiles_x = (W + run->tiling.tile_w - 1) / run->tiling.tile_w;
+  run->ntiles = run->tiles_x * ((H + run->tiling.tile_h - 1) / run->tiling.tile_h);
+  scratch_sizes (job, run->tiling.tile_w, run->block, &run->ring_rows, &run->ring_stride,
+                 &run->line_len, &run->out_len);
+  /* A band is TILES_PER_WORKER tiles per worker (whole stripes); progress
+   * after each. */
+  band = run->workers * TILES_PER_WORKER (r);
+  band = band > run->tiles_x ? band : run->tiles_x;
+  run->band = (band + run->tiles_x - 1) / run->tiles_x * run->tiles_x;
+  return GBLUR_OK;
+}
+
+/* ---- Scratch buffers ---- */
+
+/* Scratch buffers start on a cache line (vector loads of aligned rows do
+ * not straddle two lines). */
+static void *
+alloc_aligned (size_t bytes)
+{
+  void *p = NULL;
+
+  return posix_memalign (&p, 64, bytes ? bytes : 1) == 0 ? p : NULL;
+}
+
+/* The full kernel, each tap broadcast to VMAX floats, with ROWS - 1 zero
+ * taps each side (see vertical_block in loops.h); vector-aligned: the
+ * vertical loop reads it as whole vectors.  NULL when out of memory. */
+static float *
+broadcast_weights (const gblur_job *job)
+{
+  const int r = job->radius;
+  size_t    bytes = (size_t) (2 * r + 1 + 2 * (ROWS - 1)) * VMAX * sizeof (float);
+  float    *wz = alloc_aligned (bytes);
+
+  if (!wz)
+    return NULL;
+  memset (wz, 0, bytes);
+  for (int k = -r; k <= r; k++)
+    for (int l = 0; l < VMAX; l++)
+      wz[(size_t) (ROWS - 1 + r + k) * VMAX + l] = job->weights[k < 0 ? -k : k];
+  return wz;
+}
+
+/* The ring, lines and output row of worker i; 0 when out of memory (some
+ * may then be allocated: free_scratch frees them). */
+static int
+alloc_worker_scratch (cpu_run *run, int i)
+{
+  /* An injected fault fails the last buffer, after the others were
+   * allocated, so that the cleanup of a partial allocation is tested. */
+  const int    fail = run->job->faults->cpu_alloc && i == run->workers - 1;
+  const size_t lines_bytes = (size_t) (run->block + 1) * run->line_len * sizeof (float);
+
+  run->ring[i] = alloc_aligned ((size_t) run->ring_rows * run->ring_stride * sizeof (float));
+  run->lines[i] = alloc_aligned (lines_bytes);
+  run->out[i] = fail ? NULL : alloc_aligned (run->out_len * sizeof (float));
+  if (run->lines[i]) /* line padding read by the vector loops starts finite */
+    memset (run->lines[i], 0, lines_bytes);
+  return run->ring[i] && run->lines[i] && run->out[i];
+}
+
+/* The weights and the scratch of each of run->workers workers, in arrays
+ * of `threads` entries. */
+static gblur_status
+alloc_scratch (cpu_run *run, int threads, char *err, size_t err_size)
+{
+  int ok;
+
+  run->wz = broadcast_weights (run->job);
+  run->ring = calloc ((size_t) threads, sizeof (float *));
+  run->lines = calloc ((size_t) threads, sizeof (float *));
+  run->out = calloc ((size_t) threads, sizeof (float *));
+  ok = run->wz && run->ring && run->lines && run->out;
+  for (int i = 0; ok && i < run->workers; i++)
+    ok = alloc_worker_scratch (run, i);
+  if (ok)
+    return GBLUR_OK;
+  snprintf (err, err_size, "out of host memory for the CPU backend's scratch buffers%s",
+            run->job->faults->cpu_alloc ? " (injected fault)" : "");
+  return GBLUR_E_NOMEM;
+}
+
+static void
+free_scratch (cpu_run *run, int threads)
+{
+  for (int i = 0; i < threads; i++)
+    {
+      if (run->ring) free (run->ring[i]);
+      if (run->lines) free (run->lines[i]);
+      if (run->out) free (run->out[i]);
+    }
+  free (run->ring);
+  free (run->lines);
+  free (run->out);
+  free (run->wz);
+}
+
+/* ---- Running the bands ---- */
+
+/* Each worker takes the band's next tile until none is left. */
+static void
+run_band_worker (void *data, int worker)
+{
+  cpu_run *run = data;
+
+  if (worker >= run->workers)
+    return;
+  for (;;)
+    {
+      int        i;
+      gblur_tile tile;
+
+      pthread_mutex_lock (&run->lock);
+      i = run->band_first + run->next_tile++;
+      pthread_mutex_unlock (&run->lock);
+      if (i >= run->band_end)
+        break;
+      gblur_tile_at (&run->job->geo, &run->tiling, i % run->tiles_x, i / run->tiles_x, &tile);
+      run->blur_tile (run, &tile, run->ring[worker], run->lines[worker], run->out[worker]);
+    }
+}
+
+/* cpu-stripe:N (gblur-internal.h): the run fails before its Nth progress
+ * step. */
+static gblur_status
+injected_step_fault (const gblur_job *job, int step, char *err, size_t err_size)
+{
+  if (step != job->faults->cpu_stripe)
+    return GBLUR_OK;
+  snprintf (err, err_size, "injected fault: the CPU backend failed at step %d, "
+            "after %d of %d rows", step, job->rows_valid, job->geo.win_h);
+  return GBLUR_E_NOMEM;
+}
+
+/* Tiles [first, first + band) on all workers; then the rows above the next
+ * band's first stripe are final. */
+static void
+run_band (gblur_cpu *cpu, cpu_run *run, gblur_job *job, int first)
+{
+  run->band_first = first;
+  run->band_end = first + run->band < run->ntiles ? first + run->band : run->ntiles;
+  run->next_tile = 0;
+  pool_run (cpu, run_band_worker, run);
+  job->rows_valid = run->band_end == run->ntiles ? job->geo.win_h
+                    : run->band_end / run->tiles_x * run->tiling.tile_h;
+}
+
+/* Tells the caller how far the run is; a cancel before the last row stops
+ * it (after the last, the result is complete anyway). */
+static gblur_status
+report_progress (const gblur_job *job, char *err, size_t err_size)
+{
+  const int H = job->geo.win_h;
+
+  if (job->progress && job->progress (job->rows_valid, H, job->user_data) && job->rows_valid < H)
+    {
+      snprintf (err, err_size, "cancelled after %d of %d rows", job->rows_valid, H);
+      return GBLUR_E_CANCELLED;
+    }
+  return GBLUR_OK;
+}
+
+/* The bands in turn, each a progress step, until the end, a fault or a
+ * cancel. */
+static gblur_status
+run_bands (gblur_cpu *cpu, cpu_run *run, gblur_job *job, char *err, size_t err_size)
+{
+  gblur_status status = GBLUR_OK;
+
+  pthread_mutex_init (&run->lock, NULL);
+  for (int first = 0, step = 1; status == GBLUR_OK && first < run->ntiles;
+       first += run->band, step++)
+    {
+      status = injected_step_fault (job, step, err, err_size);
+      if (status != GBLUR_OK)
+        break;
+      run_band (cpu, run, job, first);
+      status = report_progress (job, err, err_size);
+    }
+  pthread_mutex_destroy (&run->lock);
+  return status;
+}
+
+/* ---- The entry point ---- */
+
+gblur_status
+gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
+{
+  cpu_run      run;
+  gblur_status status;
+
+  job->rows_valid = 0;
+  status = plan_run (cpu, job, &run, err, err_size);
+  if (status != GBLUR_OK)
+    return status;
+  status = alloc_scratch (&run, cpu->threads, err, err_size);
+  if (status == GBLUR_OK)
+    status = run_bands (cpu, &run, job, err, err_size);
+  free_scratch (&run, cpu->threads);
+  return status;
+}

@@ -1,0 +1,107 @@
+/* The CPU backend's row conversions: stored samples (u8, u16, float) to the
+ * loops' working floats and back.  One copy, built with the baseline flags
+ * and called by every instruction set's loops (see backend.h). */
+#include "backend.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Working values are normalised to [0,1] (u8 / 255, u16 / 65535, float as
+ * is), in linear light when asked, premultiplied when asked. */
+void
+gblur_cpu_load_row (const unsigned char *row, gblur_sample sample, int pixels, int channels,
+                    unsigned flags, const gblur_srgb_tables *srgb, float *out)
+{
+  int n = pixels * channels;
+  int has_alpha = (flags & GBLUR_PREMULTIPLY_ALPHA) != 0;
+  int linear = (flags & GBLUR_LINEAR_LIGHT) != 0;
+
+  switch (sample)
+    {
+    case GBLUR_U8:
+      if (linear)
+        for (int i = 0; i < n; i++)
+          out[i] = srgb->decode_u8[row[i]];
+      else
+        for (int i = 0; i < n; i++)
+          out[i] = row[i] * (1.0f / 255.0f);
+      if (linear && has_alpha) /* alpha is never curve-encoded */
+        for (int i = channels - 1; i < n; i += channels)
+          out[i] = row[i] * (1.0f / 255.0f);
+      break;
+    case GBLUR_U16:
+      for (int i = 0; i < n; i++)
+        {
+          uint16_t v;
+          memcpy (&v, row + 2 * (size_t) i, 2);
+          out[i] = linear && !(has_alpha && i % channels == channels - 1)
+                     ? srgb->decode_u16[v] : v * (1.0f / 65535.0f);
+        }
+      break;
+    case GBLUR_F32:
+      memcpy (out, row, (size_t) n * sizeof (float));
+      break;
+    }
+  if (has_alpha)
+    for (int p = 0; p < pixels; p++)
+      {
+        float *px = out + (size_t) p * channels;
+        for (int c = 0; c < channels - 1; c++)
+          px[c] *= px[channels - 1];
+      }
+}
+
+static float
+clamp01 (float v)
+{
+  return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+}
+
+void
+gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags, gblur_sample sample,
+                     const gblur_srgb_tables *srgb, unsigned char *row)
+{
+  int n = pixels * channels;
+  int has_alpha = (flags & GBLUR_PREMULTIPLY_ALPHA) != 0;
+  int linear = (flags & GBLUR_LINEAR_LIGHT) != 0;
+
+  if (has_alpha)
+    for (int p = 0; p < pixels; p++)
+      {
+        float *px = values + (size_t) p * channels;
+        float  a = px[channels - 1];
+        /* Alpha under 2^-100 counts as 0 (only sigma < 0.125 gets there):
+         * 1/a would overflow for subnormal a, making colours inf or NaN. */
+        float  inv = a >= 0x1p-100f ? 1.0f / a : 0.0f;
+        for (int c = 0; c < channels - 1; c++)
+          px[c] *= inv;
+      }
+
+  switch (sample)
+    {
+    case GBLUR_U8:
+      for (int i = 0; i < n; i++)
+        {
+          if (linear && !(has_alpha && i % channels == channels - 1))
+            row[i] = (unsigned char) gblur_encode_u8_linear (srgb, values[i]);
+          else
+            row[i] = (unsigned char) (clamp01 (values[i]) * 255.0f + 0.5f);
+        }
+      break;
+    case GBLUR_U16:
+      for (int i = 0; i < n; i++)
+        {
+          float    v = clamp01 (values[i]);
+          uint16_t code;
+          if (linear && !(has_alpha && i % channels == channels - 1))
+            v = v <= 0.0031308f ? 12.92f * v : 1.055f * powf (v, 1.0f / 2.4f) - 0.055f;
+          code = (uint16_t) (clamp01 (v) * 65535.0f + 0.5f);
+          memcpy (row + 2 * (size_t) i, &code, 2);
+        }
+      break;
+    case GBLUR_F32:
+      memcpy (row, values, (size_t) n * sizeof (float));
+      break;
+    }
+}

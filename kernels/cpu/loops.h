@@ -1,0 +1,374 @@
+/* The CPU backend's hot loops, written once over a vector of VL floats.
+ * Included by one file per instruction set, each compiled with its own flags:
+ *
+ *   #define ISA avx2        the suffix of this file's function names
+ *   #define VL  8           floats per vector
+ *   #include "loops.h"
+ *
+ * after which FN (blur_tile) -- blur_tile_avx2 -- blurs one tile; the file
+ * publishes it in its cpu_loops entry (backend.h).  Everything here is static:
+ * each instruction set has its own copy, reached only through that entry. */
+#if !defined(ISA) || !defined(VL)
+#error "define ISA and VL before including loops.h"
+#endif
+
+#include "backend.h"
+
+#include <stdint.h>
+#include <string.h>
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#endif
+
+/* ---- The blur of one tile ----
+ *
+ * Rows of the tile's input region are converted to float once, into a ring
+ * of 2r + block rows (8-bit data without options is kept in 0..255, so the
+ * conversion is a plain integer to float; other data is normalised to [0,1],
+ * decoded and premultiplied as asked).  Then, for a block of output rows:
+ *
+ * - the vertical pass.  Radii up to FOLD_MAX_RADIUS: row by row, symmetric
+ *   taps folded (w[k] (above + below)), over column chunks small enough
+ *   (about 24 KiB of the block's input rows) that a chunk, read by each of
+ *   the block's output rows, stays in the L1 cache.  Ring rows and lines are
+ *   an odd number of cache lines apart, so a column of them does not pile up
+ *   in one cache set.  Larger radii: ROWS output rows at a time,
+ *   each input vector loaded once and multiply-added into the ROWS
+ *   accumulators it contributes to (zero-padded weights, no branches), so the
+ *   ring, larger than the caches at large radii, is read once per ROWS
+ *   outputs and BLOCK_MAX rows are made per ring step;
+ * - the horizontal pass on each padded line (edges replicated), four vectors
+ *   of sums in registers over all taps (symmetric taps folded); for 8-bit
+ *   data without options the sums are rounded and packed to bytes in
+ *   registers and written to the destination row directly.
+ *
+ * The arithmetic of an output sample does not depend on where its tile or
+ * window lies, only on the radius, the format and the instruction set. */
+
+#define CAT_(a, b) a##_##b
+#define CAT(a, b)  CAT_ (a, b)
+#define FN(name)   CAT (name, ISA)
+#define V          FN (vf)
+#define HS         (4 * VL)        /* floats per horizontal strip */
+#define INLINE     static inline __attribute__ ((always_inline))
+
+typedef float V __attribute__ ((vector_size (VL * sizeof (float))));
+
+/* Unaligned vector load and store. */
+#define VLOAD(p)     ({ V v_; memcpy (&v_, (p), sizeof v_); v_; })
+#define VSTORE(p, v) do { V s_ = (v); memcpy ((p), &s_, sizeof s_); } while (0)
+
+/* VL bytes -> VL floats 0..255. */
+INLINE V
+FN (load_u8) (const unsigned char *p)
+{
+#if VL == 16
+  return (V) _mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) p)));
+#elif VL == 8
+  return (V) _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32 (_mm_loadl_epi64 ((const __m128i *) p)));
+#elif defined(__SSE2__)
+  int32_t       b;
+  const __m128i z = _mm_setzero_si128 ();
+  memcpy (&b, p, sizeof b);
+  return (V) _mm_cvtepi32_ps (_mm_unpacklo_epi16 (_mm_unpacklo_epi8 (_mm_cvtsi32_si128 (b), z), z));
+#else
+  V v;
+  for (int i = 0; i < VL; i++)
+    v[i] = p[i];
+  return v;
+#endif
+}
+
+/* Four vectors of values (0..255 give or take rounding) -> 4 VL bytes,
+ * rounded half up and saturated, as store_row does. */
+INLINE void
+FN (store_u8x4) (unsigned char *p, V a, V b, V c, V d)
+{
+  const V h = (V) { 0 } + 0.5f;
+#if VL == 16
+  __m512i ab = _mm512_packs_epi32 (_mm512_cvttps_epi32 ((__m512) (a + h)),
+                                   _mm512_cvttps_epi32 ((__m512) (b + h)));
+  __m512i cd = _mm512_packs_epi32 (_mm512_cvttps_epi32 ((__m512) (c + h)),
+                                   _mm512_cvttps_epi32 ((__m512) (d + h)));
+  /* packs work per 128-bit lane: put the lanes' 4-byte groups in order */
+  __m512i x = _mm512_permutexvar_epi32 (_mm512_setr_epi32 (0, 4, 8, 12, 1, 5, 9, 13,
+                                                           2, 6, 10, 14, 3, 7, 11, 15),
+                                        _mm512_packus_epi16 (ab, cd));
+  _mm512_storeu_si512 ((void *) p, x);
+#elif VL == 8
+  __m256i ab = _mm256_packs_epi32 (_mm256_cvttps_epi32 ((__m256) (a + h)),
+                                   _mm256_cvttps_epi32 ((__m256) (b + h)));
+  __m256i cd = _mm256_packs_epi32 (_mm256_cvttps_epi32 ((__m256) (c + h)),
+                                   _mm256_cvttps_epi32 ((__m256) (d + h)));
+  __m256i x = _mm256_permutevar8x32_epi32 (_mm256_packus_epi16 (ab, cd),
+                                           _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7));
+  _mm256_storeu_si256 ((__m256i *) p, x);
+#elif defined(__SSE2__)
+  __m128i ab = _mm_packs_epi32 (_mm_cvttps_epi32 ((__m128) (a + h)), _mm_cvttps_epi32 ((__m128) (b + h)));
+  __m128i cd = _mm_packs_epi32 (_mm_cvttps_epi32 ((__m128) (c + h)), _mm_cvttps_epi32 ((__m128) (d + h)));
+  _mm_storeu_si128 ((__m128i *) p, _mm_packus_epi16 (ab, cd));
+#else
+  const V *v[4] = { &a, &b, &c, &d };
+  for (int k = 0; k < 4; k++)
+    for (int i = 0; i < VL; i++)
+      {
+        float f = (*v[k])[i] + 0.5f;
+        p[k * VL + i] = (unsigned char) (f < 0.0f ? 0.0f : f > 255.0f ? 255.0f : f);
+      }
+#endif
+}
+
+/* n bytes -> floats 0..255, zeros up to n_pad. */
+INLINE void
+FN (convert_u8) (const unsigned char *p, size_t n, float *out, size_t n_pad)
+{
+  size_t i = 0;
+
+  for (; i + 4 * VL <= n; i += 4 * VL)
+    {
+      V a = FN (load_u8) (p + i), b = FN (load_u8) (p + i + VL);
+      V c = FN (load_u8) (p + i + 2 * VL), d = FN (load_u8) (p + i + 3 * VL);
+      VSTORE (out + i, a);
+      VSTORE (out + i + VL, b);
+      VSTORE (out + i + 2 * VL, c);
+      VSTORE (out + i + 3 * VL, d);
+    }
+  for (; i + VL <= n; i += VL)
+    VSTORE (out + i, FN (load_u8) (p + i));
+  for (; i < n; i++)
+    out[i] = p[i];
+  for (; i < n_pad; i++)
+    out[i] = 0.0f;
+}
+
+/* outs[j][x] = w[0] rows[j + r][x] + sum_k w[k] (rows[j + r - k][x] + rows[j + r + k][x])
+ * for j < nout and x < n (a multiple of VL), column chunk by column chunk. */
+INLINE void
+FN (vertical_fold) (const float *const *rows, int r, const float *w, float *const *outs,
+                    int nout, size_t n)
+{
+  /* chunks of the 2r + nout input rows of about 24 KiB */
+  const size_t chunk = clamp_int (24576 / (int) ((2 * r + nout) * sizeof (float)) / 64 * 64, 64, 1024);
+
+  for (size_t x0 = 0; x0 < n; x0 += chunk)
+    {
+      const size_t x1 = x0 + chunk < n ? x0 + chunk : n;
+      for (int j = 0; j < nout; j++)
+        {
+          const float *const *mid = rows + j + r;
+          float              *o = outs[j];
+          size_t              x = x0;
+          for (; x + 4 * VL <= x1; x += 4 * VL)
+            {
+              const float *m = mid[0] + x;
+              V a0 = VLOAD (m) * w[0], a1 = VLOAD (m + VL) * w[0];
+              V a2 = VLOAD (m + 2 * VL) * w[0], a3 = VLOAD (m + 3 * VL) * w[0];
+              for (int k = 1; k <= r; k++)
+                {
+                  const float *lo = mid[-k] + x, *hi = mid[k] + x;
+                  const float  wk = w[k];
+                  a0 += (VLOAD (lo) + VLOAD (hi)) * wk;
+                  a1 += (VLOAD (lo + VL) + VLOAD (hi + VL)) * wk;
+                  a2 += (VLOAD (lo + 2 * VL) + VLOAD (hi + 2 * VL)) * wk;
+                  a3 += (VLOAD (lo + 3 * VL) + VLOAD (hi + 3 * VL)) * wk;
+                }
+              VSTORE (o + x, a0);
+              VSTORE (o + x + VL, a1);
+              VSTORE (o + x + 2 * VL, a2);
+              VSTORE (o + x + 3 * VL, a3);
+            }
+          for (; x < x1; x += VL)
+            {
+              V a = VLOAD (mid[0] + x) * w[0];
+              for (int k = 1; k <= r; k++)
+                a += (VLOAD (mid[-k] + x) + VLOAD (mid[k] + x)) * w[k];
+              VSTORE (o + x, a);
+            }
+        }
+    }
+}
+
+/* outs[j][x] = sum_i wz[i - j + ROWS - 1] * rows[i][x] for j < nblk * ROWS,
+ * over rows i of [j - ROWS + 1, j + 2r] (nrows = 2r + ROWS per sub-block of
+ * ROWS outputs); n is a multiple of VL; wz holds one tap per VMAX floats.
+ * The zero padding of wz makes every (i, j) pair of a sub-block valid, so
+ * the inner loop has no branches.  The sub-blocks of one column strip run
+ * one after the other, so the strip's input lines are fetched once and then
+ * found in the L1 cache. */
+INLINE void
+FN (vertical_block) (const float *const *rows, int nrows, int nblk, const float *wz,
+                     float *const *outs, size_t n)
+{
+  for (size_t x = 0; x < n; x += VL)
+    for (int b = 0; b < nblk; b++)
+      {
+        const float *const *brows = rows + b * ROWS;
+        V acc[ROWS];
+        for (int j = 0; j < ROWS; j++)
+          acc[j] = (V) { 0 };
+        for (int i = 0; i < nrows; i++)
+          {
+            const V      v = VLOAD (brows[i] + x);
+            const float *wi = wz + (size_t) (i + ROWS - 1) * VMAX;
+            for (int j = 0; j < ROWS; j++)
+              acc[j] += v * VLOAD (wi - (size_t) j * VMAX);
+          }
+        for (int j = 0; j < ROWS; j++)
+          VSTORE (outs[b * ROWS + j] + x, acc[j]);
+      }
+}
+
+/* Four vectors of horizontal sums at mid + x:
+ * w[0] mid[i] + sum_k w[k] (mid[i - k step] + mid[i + k step]). */
+#define HSUMS(mid, x, w, r, step, a0, a1, a2, a3)                          \
+  do {                                                                     \
+    const float *m_ = (mid) + (x);                                         \
+    a0 = VLOAD (m_) * (w)[0];                                              \
+    a1 = VLOAD (m_ + VL) * (w)[0];                                         \
+    a2 = VLOAD (m_ + 2 * VL) * (w)[0];                                     \
+    a3 = VLOAD (m_ + 3 * VL) * (w)[0];                                     \
+    for (int k_ = 1; k_ <= (r); k_++)                                      \
+      {                                                                    \
+        const float *l_ = m_ - (size_t) k_ * (step);                       \
+        const float *r_ = m_ + (size_t) k_ * (step);                       \
+        const float  w_ = (w)[k_];                                         \
+        a0 += (VLOAD (l_) + VLOAD (r_)) * w_;                              \
+        a1 += (VLOAD (l_ + VL) + VLOAD (r_ + VL)) * w_;                    \
+        a2 += (VLOAD (l_ + 2 * VL) + VLOAD (r_ + 2 * VL)) * w_;            \
+        a3 += (VLOAD (l_ + 3 * VL) + VLOAD (r_ + 3 * VL)) * w_;            \
+      }                                                                    \
+  } while (0)
+
+/* out[i] = the horizontal sum at mid + i for i < n, n a multiple of HS. */
+INLINE void
+FN (horizontal_row) (const float *mid, const float *w, int r, int step, float *out, size_t n)
+{
+  for (size_t x = 0; x < n; x += HS)
+    {
+      V a0, a1, a2, a3;
+      HSUMS (mid, x, w, r, step, a0, a1, a2, a3);
+      VSTORE (out + x, a0);
+      VSTORE (out + x + VL, a1);
+      VSTORE (out + x + 2 * VL, a2);
+      VSTORE (out + x + 3 * VL, a3);
+    }
+}
+
+/* dst[i] = the horizontal sum at mid + i, rounded to a byte, for i < n. */
+INLINE void
+FN (horizontal_row_u8) (const float *mid, const float *w, int r, int step,
+                        unsigned char *dst, size_t n)
+{
+  for (size_t x = 0; x < n; x += HS)
+    {
+      V a0, a1, a2, a3;
+      HSUMS (mid, x, w, r, step, a0, a1, a2, a3);
+      if (x + HS <= n)
+        FN (store_u8x4) (dst + x, a0, a1, a2, a3);
+      else
+        {
+          unsigned char tail[HS];
+          FN (store_u8x4) (tail, a0, a1, a2, a3);
+          memcpy (dst + x, tail, n - x);
+        }
+    }
+}
+
+static void
+FN (blur_tile) (const cpu_run *run, const gblur_tile *t, float *ring, float *lines, float *out)
+{
+  const gblur_job   *job = run->job;
+  const gblur_image *src = job->src;
+  gblur_image       *dst = job->dst;
+  const int          r = job->radius;
+  const int          c = src->channels;
+  const size_t       sample_bytes = gblur_sample_size (src->sample);
+  const size_t       n_row = (size_t) t->reg_w * c;
+  const size_t       n_reg = round_up (n_row, VL);
+  const size_t       n_out = round_up ((size_t) t->out_w * c, HS);
+  const int          line_x0 = t->out_x0 - r;                  /* image column of line[0] */
+  const int          nrows = 2 * r + ROWS;
+  const int          last_reg_row = t->reg_y0 + t->reg_h - 1;
+  const int          block = run->block;
+  const int          direct = run->u8_direct;
+  /* Lines start VMAX-aligned at their centre column out_x0 (line[r c]), where
+   * the vertical pass of a full-width tile stores and the horizontal pass
+   * loads its middle taps. */
+  float             *const lines0 = lines + (VMAX - (size_t) r * c % VMAX) % VMAX;
+  int                next_row = t->reg_y0;                     /* next region row to convert */
+  const float       *rows[2 * GBLUR_MAX_RADIUS + BLOCK_MAX];
+  float             *outs[BLOCK_MAX];
+
+  for (int y0 = t->out_y0; y0 < t->out_y0 + t->out_h; y0 += block)
+    {
+      const int need = y0 + block - 1 + r < last_reg_row ? y0 + block - 1 + r : last_reg_row;
+      const int nout = t->out_y0 + t->out_h - y0 < block ? t->out_y0 + t->out_h - y0 : block;
+      const int nblk = (nout + ROWS - 1) / ROWS;
+
+      /* Convert the rows this block adds; no row still needed is overwritten
+       * since a block spans at most ring_rows distinct rows. */
+      for (; next_row <= need; next_row++)
+        {
+          float               *ring_row = ring + (size_t) (next_row % run->ring_rows) * run->ring_stride;
+          const unsigned char *in = (const unsigned char *) src->data + (size_t) next_row * src->stride
+                                    + (size_t) t->reg_x0 * c * sample_bytes;
+          if (direct)
+            FN (convert_u8) (in, n_row, ring_row, n_reg);
+          else
+            {
+              gblur_cpu_load_row (in, src->sample, t->reg_w, c, job->flags, run->srgb, ring_row);
+              for (size_t i = n_row; i < n_reg; i++)
+                ring_row[i] = 0.0f;   /* finite padding: its sums are discarded */
+            }
+        }
+      /* Clamp to the region, which holds the image edge whenever a valid
+       * output's kernel reaches past it. */
+      if (run->fold)
+        {
+          for (int i = 0; i < 2 * r + nout; i++)
+            rows[i] = ring + (size_t) (clamp_int (y0 - r + i, t->reg_y0, last_reg_row) % run->ring_rows)
+                             * run->ring_stride;
+          for (int j = 0; j < nout; j++)
+            outs[j] = lines0 + (size_t) j * run->line_len + (size_t) (t->reg_x0 - line_x0) * c;
+          FN (vertical_fold) (rows, r, job->weights, outs, nout, n_reg);
+        }
+      else
+        {
+          for (int i = 0; i < nrows + (nblk - 1) * ROWS; i++)
+            rows[i] = ring + (size_t) (clamp_int (y0 - r + i, t->reg_y0, last_reg_row) % run->ring_rows)
+                             * run->ring_stride;
+          /* Rows past the tile's end go to the spare line. */
+          for (int j = 0; j < nblk * ROWS; j++)
+            outs[j] = lines0 + (size_t) (j < nout ? j : block) * run->line_len
+                      + (size_t) (t->reg_x0 - line_x0) * c;
+          FN (vertical_block) (rows, nrows, nblk, run->wz, outs, n_reg);
+        }
+
+      for (int j = 0; j < nout; j++)
+        {
+          float         *line = lines0 + (size_t) j * run->line_len;
+          float         *v = outs[j];
+          unsigned char *drow = (unsigned char *) dst->data
+                                + (size_t) (y0 + j - job->geo.win_y) * dst->stride
+                                + (size_t) (t->out_x0 - job->geo.win_x) * c * sample_bytes;
+
+          /* Clamp to edge: columns left of the region repeat its first pixel
+           * (only when the region starts at column 0), likewise on the right. */
+          for (int x = line_x0; x < t->reg_x0; x++)
+            memcpy (line + (size_t) (x - line_x0) * c, v, (size_t) c * sizeof (float));
+          for (int x = t->reg_x0 + t->reg_w; x < t->out_x0 + t->out_w + r; x++)
+            memcpy (line + (size_t) (x - line_x0) * c,
+                    v + (size_t) (t->reg_w - 1) * c, (size_t) c * sizeof (float));
+
+          if (direct)
+            FN (horizontal_row_u8) (line + (size_t) r * c, job->weights, r, c, drow,
+                                    (size_t) t->out_w * c);
+          else
+            {
+              FN (horizontal_row) (line + (size_t) r * c, job->weights, r, c, out, n_out);
+              gblur_cpu_store_row (out, t->out_w, c, job->flags, dst->sample, run->srgb, drow);
+            }
+        }
+    }
+}
+
