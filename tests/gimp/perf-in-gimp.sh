@@ -8,14 +8,19 @@
 #                                           (tests/gimp3-chroot.sh), built there
 #
 # For each format (8-bit gray, 8-bit RGBA; a photo-like SIZE² picture loaded
-# once per GIMP process) and each sigma, it times three procedures applied to
-# the same layer, interleaved, REPS times each, in one GIMP process:
-#   floor     plug-in-cuda-gaussian-blur-copy-only: the plug-in's own pixel path
-#             (read with the halo, write through the shadow buffer, merge: one
-#             undo step) with the engine call left out — no plug-in can be faster;
-#   plug-in   plug-in-cuda-gaussian-blur, linear light, GBLUR_BACKEND=cpu;
-#   built-in  GIMP's Gaussian Blur: 2.10 plug-in-gauss (std-dev = 0.32 x radius),
-#             3.0 gegl:gaussian-blur (filter auto) via gimp-drawable-merge-new-filter.
+# once per GIMP process) and each sigma, it times these applied to the same
+# layer, interleaved, REPS times each, in one GIMP process:
+#   floor       plug-in-cuda-gaussian-blur-copy-only: the plug-in's own pixel path
+#               (read with the halo, write through the shadow buffer, merge: one
+#               undo step) with the engine call left out — no plug-in can be faster;
+#   pixel path  (GIMP 3) plug-in-cuda-gaussian-blur-pixel-path: the procedure
+#               through its own pixel path (a twin that never merges the operation);
+#   procedure   plug-in-cuda-gaussian-blur, linear light (GIMP 3: through the
+#               operation cuda:gaussian-blur, installed for this GIMP);
+#   operation   (GIMP 3) cuda:gaussian-blur merged directly, no plug-in process;
+#   built-in    GIMP's Gaussian Blur: 2.10 plug-in-gauss (std-dev = 0.32 x radius),
+#               3.x gegl:gaussian-blur (filter auto) via gimp-drawable-merge-new-filter.
+# The backend is the CPU's (GBLUR_BACKEND=cpu) unless PERF_BACKEND says otherwise.
 # Only the procedure call is timed (script-fu's gettimeofday around it): GIMP's
 # start-up, loading and saving are outside, and nothing is encoded.  Each
 # process first runs every procedure once untimed.  The table gives medians
@@ -42,8 +47,10 @@ extra_env=${PERF_ENV:-}
 work=$(mktemp -d /tmp/cgb-perf$version.XXXXXX)
 profile=$work/profile
 PY=/usr/bin/python3   # Debian's, which has python3-opencv
-export GBLUR_BACKEND=cpu
-mkdir -p "$profile/plug-ins/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur-copy-only"
+export GBLUR_BACKEND=${PERF_BACKEND:-cpu}
+modules=$work/data/gegl-0.4/plug-ins
+mkdir -p "$profile/plug-ins/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur-copy-only" \
+  "$profile/plug-ins/cuda-gaussian-blur-pixel-path" "$modules"
 
 for fmt in $formats; do
   $PY "$here/perf_in_gimp.py" prepare "$major" "$work" "$size" "$fmt" "$sigmas" "$reps" || exit 1
@@ -66,13 +73,15 @@ case $version in
       set -e
       rm -rf $build3 && mkdir -p $build3 && cd $build3
       /src/configure --with-gimp=3 --without-cuda >configure.out
-      make -j\$(nproc) plugin/cuda-gaussian-blur tests/gimp/cuda-gaussian-blur-copy-only >make.out 2>&1 \
-        || { tail -n 30 make.out; exit 1; }
+      make -j\$(nproc) plugin/cuda-gaussian-blur plugin/cuda-gaussian-blur.so tests/gimp/cuda-gaussian-blur-copy-only \
+        tests/gimp/cuda-gaussian-blur-pixel-path >make.out 2>&1 || { tail -n 30 make.out; exit 1; }
       cp plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/
+      cp plugin/cuda-gaussian-blur.so $modules/
+      cp tests/gimp/cuda-gaussian-blur-pixel-path $profile/plug-ins/cuda-gaussian-blur-pixel-path/
       cp tests/gimp/cuda-gaussian-blur-copy-only $profile/plug-ins/cuda-gaussian-blur-copy-only/" \
       >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
     run_gimp () { # script log
-      in_gimp3 "$work" "env $extra_env GIMP3_DIRECTORY=$profile \
+      in_gimp3 "$work" "env $extra_env XDG_DATA_HOME=$work/data GIMP3_DIRECTORY=$profile \
         $(gimp_binary console) -i --batch-interpreter=plug-in-script-fu-eval --quit -b '(load \"$1\")'" \
         >"$2" 2>&1
     }

@@ -14,25 +14,40 @@ import re
 import statistics
 import sys
 
-import cv2
 import numpy as np
 
 import batch_test   # the batch suite's Script-Fu helpers (same folder)
 
-METHODS = ("copy", "plugin", "builtin")
+# What is timed: the copy-only floor, the procedure, GIMP's own blur; in
+# GIMP 3 also the procedure's own pixel path (its twin that never merges the
+# operation) and the operation merged directly (no plug-in process).
+METHODS_2 = ("copy", "plugin", "builtin")
+METHODS_3 = ("copy", "pixelpath", "plugin", "op", "builtin")
+COLUMNS = {"copy": "floor", "pixelpath": "pixel path", "plugin": "procedure", "op": "operation",
+           "builtin": "built-in"}
+
+
+def methods(version):
+    return METHODS_3 if version == "3" else METHODS_2
 
 
 def photo(size, rgba):
-    here = os.path.dirname(os.path.abspath(__file__))
-    sample = cv2.imread(os.path.join(here, "..", "..", "samples", "sample.png"), cv2.IMREAD_COLOR)
-    if sample is None:
-        raise SystemExit("samples/sample.png is missing")
-    img = cv2.resize(sample, (size, size), interpolation=cv2.INTER_CUBIC).astype(np.float64)
+    """samples/sample.png enlarged, with film grain; BGR(A), OpenCV's order.
+    With OpenCV, or Pillow where there is none (the GPU machine)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "sample.png")
+    if batch_test.cv2 is not None:
+        img = batch_test.cv2.resize(batch_test.cv2.imread(path, batch_test.cv2.IMREAD_COLOR), (size, size),
+                                    interpolation=batch_test.cv2.INTER_CUBIC).astype(np.float64)
+    else:
+        from PIL import Image
+        img = np.asarray(Image.open(path).convert("RGB").resize((size, size), Image.BICUBIC),
+                         np.float64)[..., ::-1]
     rng = np.random.default_rng(4096)
-    img += rng.normal(0, 6, img.shape[:2])[..., None]      # film grain
+    img = img + rng.normal(0, 6, img.shape[:2])[..., None]      # film grain
     img = np.clip(np.round(img), 0, 255).astype(np.uint8)
     if not rgba:
-        return cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        gray = 0.114 * img[..., 0] + 0.587 * img[..., 1] + 0.299 * img[..., 2]
+        return np.round(gray).astype(np.uint8)
     yy, xx = np.mgrid[0:size, 0:size] / size
     alpha = np.clip(1.6 - 2.2 * np.hypot(xx - 0.5, yy - 0.5), 0, 1)   # a vignette to transparent
     alpha[:, : size // 16] = 0
@@ -46,7 +61,10 @@ def scm_call(version, method, sigma):
                     f"\"std-dev-x\" {sigma} \"std-dev-y\" {sigma} \"filter\" \"auto\")")
         radius = sigma / 0.32          # plug-in-gauss: std-dev = 0.32 x radius
         return f"(plug-in-gauss RUN-NONINTERACTIVE img drw {radius} {radius} 0)"
-    proc = "plug-in-cuda-gaussian-blur" + ("-copy-only" if method == "copy" else "")
+    if method == "op":
+        return (f"(gimp-drawable-merge-new-filter drw \"cuda:gaussian-blur\" 0 LAYER-MODE-REPLACE 1.0 "
+                f"\"std-dev-x\" {sigma} \"std-dev-y\" {sigma})")
+    proc = "plug-in-cuda-gaussian-blur" + {"copy": "-copy-only", "pixelpath": "-pixel-path"}.get(method, "")
     return batch_test.scm_call(version, "img", "drw", sigma, True, proc)
 
 
@@ -73,12 +91,12 @@ def write_scheme(version, work, fmt, sigmas, reps):
            f" (number->string (car ({get}bpp drw)))))"]
     # One untimed application of each first: the first run of a plug-in in a
     # GIMP process pays for loading it from disk.
-    for m in METHODS:
+    for m in methods(version):
         out.append(f"(perf-time \"warmup {m} 2\" (lambda () {scm_call(version, m, 2)}))")
     # Interleaved, so that a noisy neighbour hurts all three alike.
     for s in sigmas:
         for r in range(reps):
-            for m in METHODS:
+            for m in methods(version):
                 out.append(f"(perf-time \"{m} {s}\" (lambda () {scm_call(version, m, s)}))")
     out.append("(gimp-message \"PERF-DONE\")")
     with open(f"{work}/perf-{fmt}.scm", "w") as f:
@@ -87,7 +105,7 @@ def write_scheme(version, work, fmt, sigmas, reps):
 
 def prepare(version, work, size, fmt, sigmas, reps):
     if not os.path.exists(f"{work}/{fmt}.png"):
-        cv2.imwrite(f"{work}/{fmt}.png", photo(size, fmt == "rgba"))
+        batch_test.imwrite(f"{work}/{fmt}.png", photo(size, fmt == "rgba"))
     write_scheme(version, work, fmt, sigmas, reps)
 
 
@@ -105,22 +123,24 @@ def table(version, logs):
         for m in re.finditer(r"PERF(-ERROR)? (\w+) ([\d.]+) ([\d.]+)", text):
             if m.group(1):
                 errors.append(f"{log}: {m.group(2)} sigma {m.group(3)} failed")
-            elif m.group(2) in METHODS:
+            elif m.group(2) in methods(version):
                 samples.setdefault((fmt, m.group(2), float(m.group(3))), []).append(float(m.group(4)))
-    gimp = {"2": "2.10", "3": "3.0"}[version]
-    print("| GIMP | format | sigma | floor ms | plug-in ms | built-in ms | plug-in/floor | plug-in/built-in |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    gimp = {"2": "2.10", "3": "3.x"}[version]
+    ms = methods(version)
+    ratios = [m for m in ms if m not in ("copy", "builtin")]
+    print("| GIMP | format | sigma | " + " | ".join(f"{COLUMNS[m]} ms" for m in ms) + " | "
+          + " | ".join(f"{COLUMNS[m]}/built-in" for m in ratios) + " |")
+    print("|" + " --- |" * (3 + len(ms) + len(ratios)))
     fmts = sorted({k[0] for k in samples}, key=lambda f: (f != "gray", f))
     for fmt in fmts:
         for sigma in sorted({k[2] for k in samples if k[0] == fmt}):
             med = {m: statistics.median(samples[(fmt, m, sigma)]) if (fmt, m, sigma) in samples else None
-                   for m in METHODS}
+                   for m in ms}
             cell = lambda v: f"{v:.0f}" if v is not None else "—"
             ratio = lambda a, b: f"{a / b:.2f}" if a is not None and b else "—"
             label = {"gray": "gray u8", "rgba": "RGBA u8"}.get(fmt, fmt)
-            print(f"| {gimp} | {label} | {sigma:g} | {cell(med['copy'])} | {cell(med['plugin'])} | "
-                  f"{cell(med['builtin'])} | {ratio(med['plugin'], med['copy'])} | "
-                  f"{ratio(med['plugin'], med['builtin'])} |")
+            print(f"| {gimp} | {label} | {sigma:g} | " + " | ".join(cell(med[m]) for m in ms) + " | "
+                  + " | ".join(ratio(med[m], med["builtin"]) for m in ratios) + " |")
     n = sorted({len(v) for v in samples.values()})
     print(f"\nMedians of {'/'.join(map(str, n))} timed applications each "
           f"({len(logs)} GIMP processes; images: " + "; ".join(f"{k} {v}" for k, v in sizes.items()) + ").")
