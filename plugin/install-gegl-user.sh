@@ -1,0 +1,38 @@
+#!/bin/sh
+# Installs the GEGL operation cuda:gaussian-blur (the module and its
+# translations) where GEGL looks for a user's operations: the native
+# ${XDG_DATA_HOME:-~/.local/share}/gegl-0.4/plug-ins, and the Flatpak GIMP's
+# ~/.var/app/org.gimp.GIMP/data/gegl-0.4/plug-ins when a Flatpak GIMP exists.
+# Prints each folder it wrote.
+#   plugin/install-gegl-user.sh install|uninstall MODULE LOCALEDIR
+set -eu
+action=${1:?usage: install-gegl-user.sh install|uninstall MODULE LOCALEDIR}
+module=$2 localedir=$3
+home=${HOME:?HOME is not set}
+name=cuda-gaussian-blur
+
+folders=${XDG_DATA_HOME:-$home/.local/share}/gegl-0.4/plug-ins
+flatpak=$home/.var/app/org.gimp.GIMP
+[ -d "$flatpak" ] && folders="$folders
+$flatpak/data/gegl-0.4/plug-ins"
+
+echo "$folders" | while IFS= read -r folder; do
+  case $action in
+    install)
+      mkdir -p "$folder/locale"
+      cp "$module" "$folder/$name.so"
+      for lang in "$localedir"/*; do
+        [ -d "$lang" ] || continue
+        mkdir -p "$folder/locale/${lang##*/}/LC_MESSAGES"
+        cp "$lang/LC_MESSAGES/$name.mo" "$folder/locale/${lang##*/}/LC_MESSAGES/"
+      done
+      echo "Installed in $folder" ;;
+    uninstall)
+      [ -f "$folder/$name.so" ] || continue
+      rm -f "$folder/$name.so" "$folder"/locale/*/LC_MESSAGES/$name.mo
+      echo "Removed $folder/$name.so" ;;
+    *) echo "install-gegl-user: install or uninstall, not '$action'" >&2; exit 2 ;;
+  esac
+done
+[ "$action" = install ] && echo "Restart GIMP 3: Filters > Blur > Gaussian Blur (CUDA)…"
+exit 0
