@@ -31,6 +31,9 @@ PROC_CASES = [("proc-gray8", "gray8", 2.0), ("proc-rgba8", "rgba8", 3.5), ("proc
 # selection; a filter would not): blurred as the whole image, inside it.
 PROC_SELECTION = ("proc-gray8-selection", "gray8", 3.0, (20, 15, 40, 30))
 XCF_CASE = ("op-xcf", "rgba8", 3.0, 2.0)
+# fault.scm runs in a GIMP whose process has GBLUR_FAULT=cuda-init or
+# cuda-launch: the operation's engine falls back to the CPU, GIMP stays up.
+FAULT_CASES = [("fault-gray8", "gray8", 3.0, 3.0, True, None), ("fault-rgba8", "rgba8", 2.0, 2.0, True, None)]
 
 
 def ext(inp):
@@ -53,8 +56,8 @@ def case(name, body):
 
 def prepare(work):
     bt.write_inputs(work)
-    merge, fallback = [], []
-    for name, inp, sx, sy, linear, sel in MERGE_CASES:
+    merge, fallback, fault = [], [], []
+    for name, inp, sx, sy, linear, sel in MERGE_CASES + FAULT_CASES:
         select = (f"(gimp-image-select-rectangle img CHANNEL-OP-REPLACE {sel[0]} {sel[1]} {sel[2]} {sel[3]})"
                   if sel else "")
         body = (f"(let* ({bt.scm_load('3', f'{work}/{bt.INPUTS[inp][0]}')})\n  {select}\n"
@@ -62,7 +65,7 @@ def prepare(work):
                 f"(number->string (car (gimp-image-get-precision img)))))\n"
                 f"  {merge_call(sx, sy, linear)}\n"
                 f"  {bt.scm_save('3', 'img', 'drw', f'{work}/out-{name}.{ext(inp)}')})")
-        merge.append(case(name, body))
+        (fault if name.startswith("fault-") else merge).append(case(name, body))
     name, inp, sx, sy = XCF_CASE
     body = (f"(let* ({bt.scm_load('3', f'{work}/{bt.INPUTS[inp][0]}')})\n"
             f"  {merge_call(sx, sy, True, append=True)}\n"
@@ -85,7 +88,8 @@ def prepare(work):
             f"  {bt.scm_call('3', 'img', 'drw', sigma, True)}\n"
             f"  {bt.scm_save('3', 'img', 'drw', f'{work}/out-{name}.png')})")
     merge.append(case(name, body))
-    for script, cases in (("merge", merge), ("reopen", [reopen]), ("fallback", fallback)):
+    for script, cases in (("merge", merge), ("reopen", [reopen]), ("fallback", fallback),
+                          ("fault", fault)):
         with open(f"{work}/{script}.scm", "w") as f:
             f.write("(gimp-message-set-handler CONSOLE)\n" + bt.SCM_KEEP_ERROR + "".join(cases))
 
@@ -124,7 +128,7 @@ def check(work, logs):
         record(name, err <= tol, f"σ {sx}×{sy}, linear {linear}: max error {err:.3g} (tolerance {tol})")
         return out
 
-    for name, inp, sx, sy, linear, sel in MERGE_CASES:
+    for name, inp, sx, sy, linear, sel in MERGE_CASES + FAULT_CASES:
         compare(name, inp, sx, sy, linear, f"{work}/out-{name}.{ext(inp)}", sel)
     name, inp, sx, sy = XCF_CASE
     record(name + "-save", status.get(name + "-save") == "OK", "appended as a layer effect, saved in XCF")

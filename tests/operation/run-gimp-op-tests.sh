@@ -4,9 +4,10 @@
 #   tests/operation/run-gimp-op-tests.sh 3.0|3.2
 # Builds the plug-in and the operation in /build-gimp3.x, installs the
 # operation where GEGL looks for a user's ($XDG_DATA_HOME/gegl-0.4/plug-ins)
-# and runs three GIMP processes: with the operation (merged, appended and
-# saved in XCF, the procedure), a new one that reopens the XCF, and one
-# without the operation (the procedure falls back to its pixel path).  Ends
+# and runs GIMP processes: with the operation (merged, appended and saved in
+# XCF, the procedure), a new one that reopens the XCF, one without the
+# operation (the procedure falls back to its pixel path), and two with CUDA
+# faults in GIMP's own process (GBLUR_FAULT=cuda-init, cuda-launch:1).  Ends
 # with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,8 +26,8 @@ gimp3_build "$work" - /build-gimp$version &&
   in_gimp3 "$work" "cp $plugin_dir/plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/ &&
     cp $plugin_dir/plugin/cuda-gaussian-blur.so $modules/ && cp -r $plugin_dir/po/locale $modules/" || exit 1
 
-run_gimp () { # SCRIPT DATA_HOME LOG
-  in_gimp3 "$work" "XDG_DATA_HOME=$2 CUDA_GBLUR_VERBOSE=1 GIMP3_DIRECTORY=$profile \
+run_gimp () { # SCRIPT DATA_HOME LOG [VAR=value...]
+  in_gimp3 "$work" "${4:-} XDG_DATA_HOME=$2 CUDA_GBLUR_VERBOSE=1 GIMP3_DIRECTORY=$profile \
     $(gimp_binary console) -i --batch-interpreter=plug-in-script-fu-eval --quit \
     -b '(load \"$work/$1\")'" >"$3" 2>&1
 }
@@ -34,7 +35,11 @@ rc=0
 run_gimp merge.scm "$work/data" "$work/merge.log" || rc=1
 run_gimp reopen.scm "$work/data" "$work/reopen.log" || rc=1
 run_gimp fallback.scm "$work/empty" "$work/fallback.log" || rc=1
-$PY "$here/gimp_op_test.py" check "$work" "$work/merge.log" "$work/reopen.log" "$work/fallback.log"
+# A CUDA fault inside GIMP's process: the CPU finishes, GIMP exits normally.
+run_gimp fault.scm "$work/data" "$work/fault.log" GBLUR_FAULT=cuda-init || rc=1
+run_gimp fault.scm "$work/data" "$work/fault-launch.log" GBLUR_FAULT=cuda-launch:1 || rc=1
+$PY "$here/gimp_op_test.py" check "$work" "$work/merge.log" "$work/reopen.log" "$work/fallback.log" \
+  "$work/fault.log" "$work/fault-launch.log"
 check=$?
 if [ $rc -ne 0 ] || [ $check -ne 0 ]; then
   echo "a GIMP run failed or a case did not pass; logs and images kept in $work"
