@@ -21,8 +21,15 @@ struct cuda_tile {
   size_t               mid_bytes;   /* what `mid` holds */
   unsigned char       *dst;         /* output tile origin */
   size_t               dst_pitch;
-  const float         *w;           /* the half kernel w[0..r] */
-  int                  r;
+  /* The half kernels of the vertical (y) and horizontal (x) passes:
+   * wy[0..ry], wx[0..rx].  A radius may be 0 (the pass copies), not both.
+   * wx == wy (the same device pointer) when the two axes have the same
+   * taps (then rx == ry): the gray and tensor-core kernels, which serve only
+   * that case, read wx and rx. */
+  const float         *wx;
+  const float         *wy;
+  int                  rx;
+  int                  ry;
   unsigned             flags;       /* GBLUR_LINEAR_LIGHT, GBLUR_PREMULTIPLY_ALPHA */
   const float         *decode_u8;           /* gblur_srgb_tables.decode_u8 */
   const float         *encode_u8_threshold; /* gblur_srgb_tables.encode_u8_threshold */
