@@ -299,8 +299,8 @@ plan (const gblur_job *job, size_t budget, size_t reg_elem, size_t mid_elem, siz
 }
 
 /* Tile (tx, ty) of the job with the backend's taps and tables; the caller
- * fills in where its samples are.  wx == wy exactly when the job has the same
- * taps on both axes (cuda_tile). */
+ * fills in where its samples are.  wy_offset is 0 exactly when the job has
+ * the same taps on both axes (cuda_tile). */
 static cuda_tile
 tile_at (const gblur_cuda *cuda, const gblur_job *job, const gblur_tiling *tiling, int tx, int ty)
 {
@@ -308,7 +308,7 @@ tile_at (const gblur_cuda *cuda, const gblur_job *job, const gblur_tiling *tilin
   memset (&t, 0, sizeof t);
   gblur_tile_at (&job->geo, tiling, tx, ty, &t.rect);
   t.wx = cuda->weights;
-  t.wy = gblur_job_isotropic (job) ? cuda->weights : cuda->weights + WEIGHTS_Y;
+  t.wy_offset = gblur_job_isotropic (job) ? 0 : WEIGHTS_Y;
   t.rx = job->radius_x;
   t.ry = job->radius_y;
   t.flags = job->flags;

@@ -11,7 +11,7 @@
  * tile would not fit in shared memory, a direct form that reads through the
  * cache.  The conversions are the same arithmetic as cpu/convert.c.
  *
- * The vertical pass uses the y taps (a.wy, radius a.ry: a halo of ry rows),
+ * The vertical pass uses the y taps (tile_wy (a), radius a.ry: a halo of ry rows),
  * the horizontal pass the x taps (a.wx, a.rx: rx columns); either radius may
  * be 0, which makes that pass w[0] = 1 times the input: a copy. */
 #include "device-common.cuh"
@@ -141,9 +141,27 @@ mid_pixel (const cuda_tile &a, int y, int image_x, int C)
   return (const float *) ((const char *) a.mid + (size_t) y * a.mid_pitch) + (size_t) rx * C;
 }
 
-/* ---- vertical pass ---- */
+/* ---- vertical pass ----
+ *
+ * SAME_TAPS (tile_same_taps): the y taps are the x taps, read as a.wx and
+ * a.rx as the isotropic kernels always did; the two cases are compiled apart
+ * so that the isotropic kernels keep their code and registers. */
 
-template <typename T, int C>
+template <bool SAME_TAPS>
+__device__ __forceinline__ const float *
+taps_y (const cuda_tile &a)
+{
+  return SAME_TAPS ? a.wx : tile_wy (a);
+}
+
+template <bool SAME_TAPS>
+__device__ __forceinline__ int
+radius_y (const cuda_tile &a)
+{
+  return SAME_TAPS ? a.rx : a.ry;
+}
+
+template <typename T, int C, bool SAME_TAPS>
 __global__ void
 vertical_direct (cuda_tile a)
 {
@@ -155,13 +173,13 @@ vertical_direct (cuda_tile a)
   float acc[C], up[C], down[C];
 
   load_pixel<T, C> (a, iy, x, acc);
-  float w0 = __ldg (&a.wy[0]);
+  float w0 = __ldg (&taps_y<SAME_TAPS> (a)[0]);
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] *= w0;
-  for (int k = 1; k <= a.ry; k++)
+  for (int k = 1; k <= radius_y<SAME_TAPS> (a); k++)
     {
-      float wk = __ldg (&a.wy[k]);
+      float wk = __ldg (&taps_y<SAME_TAPS> (a)[k]);
       load_pixel<T, C> (a, region_row (a, iy - k), x, up);
       load_pixel<T, C> (a, region_row (a, iy + k), x, down);
 #pragma unroll
@@ -173,14 +191,14 @@ vertical_direct (cuda_tile a)
 
 /* Shared tile: (V_ROWS + 2 ry) rows x V_BLOCK_X pixels, one plane per
  * channel so neighbouring threads read neighbouring words. */
-template <typename T, int C>
+template <typename T, int C, bool SAME_TAPS>
 __device__ __forceinline__ void
 vertical_load_strip (const cuda_tile &a, float *tile, int rows, int y0, int xs)
 {
   for (int i = threadIdx.y; i < rows; i += V_BLOCK_Y)
     {
       float px[C];
-      int   iy = region_row (a, a.rect.out_y0 + y0 - a.ry + i);
+      int   iy = region_row (a, a.rect.out_y0 + y0 - radius_y<SAME_TAPS> (a) + i);
       load_pixel<T, C> (a, iy, xs, px);
 #pragma unroll
       for (int c = 0; c < C; c++)
@@ -188,7 +206,7 @@ vertical_load_strip (const cuda_tile &a, float *tile, int rows, int y0, int xs)
     }
 }
 
-template <int C>
+template <int C, bool SAME_TAPS>
 __device__ __forceinline__ void
 vertical_sum_strip (const cuda_tile &a, const float *tile, int rows, int y0, int x)
 {
@@ -197,38 +215,39 @@ vertical_sum_strip (const cuda_tile &a, const float *tile, int rows, int y0, int
       int y = y0 + j;
       if (y >= a.rect.out_h)
         break;
-      float w0 = __ldg (&a.wy[0]);
+      const int ry = radius_y<SAME_TAPS> (a);
+      float w0 = __ldg (&taps_y<SAME_TAPS> (a)[0]);
       float acc[C];
 #pragma unroll
       for (int c = 0; c < C; c++)
-        acc[c] = w0 * tile[(c * rows + j + a.ry) * V_BLOCK_X + threadIdx.x];
-      for (int k = 1; k <= a.ry; k++)
+        acc[c] = w0 * tile[(c * rows + j + ry) * V_BLOCK_X + threadIdx.x];
+      for (int k = 1; k <= ry; k++)
         {
-          float wk = __ldg (&a.wy[k]);
+          float wk = __ldg (&taps_y<SAME_TAPS> (a)[k]);
 #pragma unroll
           for (int c = 0; c < C; c++)
-            acc[c] += wk * (tile[(c * rows + j + a.ry - k) * V_BLOCK_X + threadIdx.x]
-                            + tile[(c * rows + j + a.ry + k) * V_BLOCK_X + threadIdx.x]);
+            acc[c] += wk * (tile[(c * rows + j + ry - k) * V_BLOCK_X + threadIdx.x]
+                            + tile[(c * rows + j + ry + k) * V_BLOCK_X + threadIdx.x]);
         }
       store_mid<C> (a, y, x, acc);
     }
 }
 
-template <typename T, int C>
+template <typename T, int C, bool SAME_TAPS>
 __global__ void
 vertical_tiled (cuda_tile a)
 {
   extern __shared__ float tile[];
-  const int rows = V_ROWS + 2 * a.ry;
+  const int rows = V_ROWS + 2 * radius_y<SAME_TAPS> (a);
   const int x = blockIdx.x * V_BLOCK_X + threadIdx.x;
   const int y0 = blockIdx.y * V_ROWS;              /* first output row of the block */
   const int xs = min (x, a.rect.reg_w - 1);        /* keep loads inside the region */
 
-  vertical_load_strip<T, C> (a, tile, rows, y0, xs);
+  vertical_load_strip<T, C, SAME_TAPS> (a, tile, rows, y0, xs);
   __syncthreads ();
   if (x >= a.rect.reg_w)
     return;
-  vertical_sum_strip<C> (a, tile, rows, y0, x);
+  vertical_sum_strip<C, SAME_TAPS> (a, tile, rows, y0, x);
 }
 
 /* ---- horizontal pass ---- */
@@ -323,7 +342,9 @@ horizontal_tiled (cuda_tile a)
  * of an odd stride: no bank conflicts).  The results are staged in shared
  * memory again and stored coalesced.  The sliding taps of each axis are in
  * shared memory (ws below): one array when the axes share their taps
- * (a.wx == a.wy), else the y taps, then the x taps. */
+ * (tile_same_taps), else the y taps, then the x taps.  The two cases are
+ * compiled apart (SAME_TAPS), so that the isotropic kernel is the one-radius
+ * code it always was: one radius, one ws, no more registers. */
 
 #define F_THREADS 256
 #define F_GROUP   8             /* outputs per work item */
@@ -379,9 +400,8 @@ fused_load_taps (const float *w, int r, float *ws)
 /* Items are (column of the strip, group of 8 rows); ws holds the y taps. */
 template <typename T, int C, int TW, int TH>
 __device__ __forceinline__ void
-fused_vertical (const cuda_tile &a, const float *ws, float *vs, int bx0, int by0)
+fused_vertical (const cuda_tile &a, int rx, int ry, const float *ws, float *vs, int bx0, int by0)
 {
-  const int rx = a.rx, ry = a.ry;
   const int nin = fused_inputs (ry);
   const int S = fused_stride<TW> (rx);
 
@@ -432,12 +452,12 @@ struct fused_items {
 /* ws holds the x taps. */
 template <int C, int TW, int TH>
 __device__ __forceinline__ void
-fused_horizontal (const cuda_tile &a, const float *ws, const float *vs,
+fused_horizontal (int rx, const float *ws, const float *vs,
                   float (&res)[fused_items<C, TW, TH>::PER_THREAD][F_GROUP])
 {
   using Items = fused_items<C, TW, TH>;
-  const int nin = fused_inputs (a.rx);
-  const int S = fused_stride<TW> (a.rx);
+  const int nin = fused_inputs (rx);
+  const int S = fused_stride<TW> (rx);
 #pragma unroll
   for (int n = 0; n < Items::PER_THREAD; n++)
     {
@@ -496,27 +516,29 @@ fused_store (const cuda_tile &a, const float *vs, int S, int bx0, int by0)
     }
 }
 
-template <typename T, int C, int TW, int TH>
+/* SAME_TAPS: tile_same_taps (a) (then rx == ry): one radius, one ws. */
+template <typename T, int C, int TW, int TH, bool SAME_TAPS>
 __global__ void __launch_bounds__ (F_THREADS)
 fused_tile (cuda_tile a)
 {
   extern __shared__ float smem[];
-  const bool same_taps = a.wx == a.wy;                 /* block-uniform */
-  float    *wsy = smem;                                /* the y taps */
-  float    *wsx = same_taps ? wsy : wsy + fused_ws_len (a.ry);   /* the x taps */
-  float    *vs = wsx + fused_ws_len (a.rx);            /* C planes of TH x S */
-  const int S = fused_stride<TW> (a.rx);
+  const int rx = a.rx;
+  const int ry = SAME_TAPS ? rx : a.ry;
+  float    *wsy = smem;                                      /* the y taps */
+  float    *wsx = SAME_TAPS ? wsy : wsy + fused_ws_len (ry);   /* the x taps */
+  float    *vs = wsx + fused_ws_len (rx);                    /* C planes of TH x S */
+  const int S = fused_stride<TW> (rx);
   const int bx0 = a.rect.out_x0 + blockIdx.x * TW;    /* image column of the first output */
   const int by0 = a.rect.out_y0 + blockIdx.y * TH;
   float     res[fused_items<C, TW, TH>::PER_THREAD][F_GROUP];
 
-  fused_load_taps (a.wy, a.ry, wsy);
-  if (!same_taps)
-    fused_load_taps (a.wx, a.rx, wsx);
+  fused_load_taps (SAME_TAPS ? a.wx : tile_wy (a), ry, wsy);
+  if (!SAME_TAPS)
+    fused_load_taps (a.wx, rx, wsx);
   __syncthreads ();
-  fused_vertical<T, C, TW, TH> (a, wsy, vs, bx0, by0);
+  fused_vertical<T, C, TW, TH> (a, rx, ry, wsy, vs, bx0, by0);
   __syncthreads ();
-  fused_horizontal<C, TW, TH> (a, wsx, vs, res);
+  fused_horizontal<C, TW, TH> (rx, wsx, vs, res);
   __syncthreads ();
   fused_stage<C, TW, TH> (res, vs, S);
   __syncthreads ();
@@ -527,17 +549,21 @@ fused_tile (cuda_tile a)
 
 /* The fused kernel when its tile fits the shared-memory limit;
  * cudaErrorNotSupported (nothing launched) when it does not.  The byte count
- * is the layout fused_tile sets up (same_taps as the kernel decides it). */
+ * is the layout fused_tile sets up: one ws when the axes share their taps
+ * (the SAME_TAPS kernel), else two. */
 template <typename T, int C, int TW, int TH>
 static cudaError_t
 launch_fused_shape (const cuda_tile &a, size_t shared_limit, cudaStream_t stream)
 {
-  size_t bytes = fused_shared<TW, TH> (a.rx, a.ry, a.wx == a.wy, C);
+  const bool same_taps = tile_same_taps (a);
+  size_t     bytes = fused_shared<TW, TH> (a.rx, a.ry, same_taps, C);
 
   if (bytes > shared_limit)
     return cudaErrorNotSupported;
   dim3 grid ((a.rect.out_w + TW - 1) / TW, (a.rect.out_h + TH - 1) / TH);
-  return launch_with_smem<fused_tile<T, C, TW, TH>> (grid, F_THREADS, bytes, stream, a);
+  if (same_taps)
+    return launch_with_smem<fused_tile<T, C, TW, TH, true>> (grid, F_THREADS, bytes, stream, a);
+  return launch_with_smem<fused_tile<T, C, TW, TH, false>> (grid, F_THREADS, bytes, stream, a);
 }
 
 /* Small horizontal radii: square-ish tiles (few halo rows to re-read);
@@ -565,12 +591,14 @@ launch_two_pass (const cuda_tile &a, cudaStream_t stream)
   if (v_shared <= SHARED_LIMIT)
     {
       dim3 grid ((a.rect.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.rect.out_h + V_ROWS - 1) / V_ROWS);
-      e = launch_with_smem<vertical_tiled<T, C>> (grid, v_block, v_shared, stream, a);
+      e = tile_same_taps (a) ? launch_with_smem<vertical_tiled<T, C, true>> (grid, v_block, v_shared, stream, a)
+                             : launch_with_smem<vertical_tiled<T, C, false>> (grid, v_block, v_shared, stream, a);
     }
   else
     {
       dim3 grid ((a.rect.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.rect.out_h + V_BLOCK_Y - 1) / V_BLOCK_Y);
-      e = launch_with_smem<vertical_direct<T, C>> (grid, v_block, 0, stream, a);
+      e = tile_same_taps (a) ? launch_with_smem<vertical_direct<T, C, true>> (grid, v_block, 0, stream, a)
+                             : launch_with_smem<vertical_direct<T, C, false>> (grid, v_block, 0, stream, a);
     }
   if (e != cudaSuccess)
     return e;

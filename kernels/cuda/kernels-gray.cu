@@ -597,7 +597,7 @@ launch_gray_blocked (GrayArgs &a, int r, const float *w, bool linear, cudaStream
 }
 
 /* Fills the taps and launches; cudaErrorNotSupported when the radius is
- * beyond this path, or the two axes have different taps (wx != wy): these
+ * beyond this path, or the two axes have different taps: these
  * kernels use one set of taps, wx and rx, for both passes. */
 template <typename T>
 static cudaError_t
@@ -606,7 +606,7 @@ launch_gray_typed (const cuda_tile &t, const float *w, cudaStream_t stream)
   const int  r = t.rx;
   const bool linear = (t.flags & GBLUR_LINEAR_LIGHT) != 0;
 
-  if (t.wx != t.wy || r < 1 || r > GRAY_MAX_RADIUS)
+  if (!tile_same_taps (t) || r < 1 || r > GRAY_MAX_RADIUS)
     return cudaErrorNotSupported;
   if (r <= GRAY_EXACT_RADIUS && sizeof (T) == 1)
     return launch_gray_small<T> (t, w, linear, stream);

@@ -279,9 +279,9 @@ cudaError_t
 launch_mma_gray (const cuda_tile &t, cudaStream_t stream)
 {
   const size_t mid_pitch = ((size_t) t.rect.reg_h * 2 + 15) & ~(size_t) 15;
-  /* The same taps on both axes only (wx == wy, so rx == ry): both passes
+  /* The same taps on both axes only (so rx == ry): both passes
    * use wx and rx. */
-  if (t.wx != t.wy || t.rx > MMA_MAX_RADIUS || (size_t) t.rect.out_w * mid_pitch > t.mid_bytes)
+  if (!tile_same_taps (t) || t.rx > MMA_MAX_RADIUS || (size_t) t.rect.out_w * mid_pitch > t.mid_bytes)
     return cudaErrorNotSupported;
   MmaArgs a;
   memset (&a, 0, sizeof a);
