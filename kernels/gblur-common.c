@@ -47,7 +47,9 @@ gblur_make_weights (double sigma, int radius, float *weights)
 
   for (int k = 0; k <= radius; k++)
     {
-      w[k] = exp (-(double) k * k / (2.0 * sigma * sigma));
+      /* The centre tap is exp(-0) = 1, written out: sigma 0 (or a sigma so
+       * small that its square is 0) would make it exp(-0/0). */
+      w[k] = k == 0 ? 1.0 : exp (-(double) k * k / (2.0 * sigma * sigma));
       sum += k == 0 ? w[k] : 2.0 * w[k];
     }
   for (int k = 0; k <= radius; k++)
@@ -108,24 +110,24 @@ void
 gblur_tile_at (const gblur_geometry *geo, const gblur_tiling *tiling,
                int tx, int ty, gblur_tile *tile)
 {
-  const int r = geo->radius;
+  const int rx = geo->radius_x, ry = geo->radius_y;
 
   tile->out_x0 = geo->win_x + tx * tiling->tile_w;
   tile->out_y0 = geo->win_y + ty * tiling->tile_h;
   tile->out_w = min_int (tiling->tile_w, geo->win_x + geo->win_w - tile->out_x0);
   tile->out_h = min_int (tiling->tile_h, geo->win_y + geo->win_h - tile->out_y0);
-  tile->reg_x0 = max_int (0, tile->out_x0 - r);
-  tile->reg_y0 = max_int (0, tile->out_y0 - r);
-  tile->reg_w = min_int (geo->img_w, tile->out_x0 + tile->out_w + r) - tile->reg_x0;
-  tile->reg_h = min_int (geo->img_h, tile->out_y0 + tile->out_h + r) - tile->reg_y0;
+  tile->reg_x0 = max_int (0, tile->out_x0 - rx);
+  tile->reg_y0 = max_int (0, tile->out_y0 - ry);
+  tile->reg_w = min_int (geo->img_w, tile->out_x0 + tile->out_w + rx) - tile->reg_x0;
+  tile->reg_h = min_int (geo->img_h, tile->out_y0 + tile->out_h + ry) - tile->reg_y0;
 }
 
 static size_t
 tile_bytes (const gblur_geometry *geo, int tile_w, int tile_h,
             size_t reg_elem, size_t mid_elem, size_t out_elem)
 {
-  size_t reg_cols = (size_t) min_int (geo->img_w, tile_w + 2 * geo->radius);
-  size_t reg_rows = (size_t) min_int (geo->img_h, tile_h + 2 * geo->radius);
+  size_t reg_cols = (size_t) min_int (geo->img_w, tile_w + 2 * geo->radius_x);
+  size_t reg_rows = (size_t) min_int (geo->img_h, tile_h + 2 * geo->radius_y);
 
   return reg_rows * reg_cols * reg_elem + (size_t) tile_h * reg_cols * mid_elem
          + (size_t) tile_h * tile_w * out_elem;

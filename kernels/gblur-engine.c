@@ -24,6 +24,13 @@ typedef struct {
   int               steps;      /* reports so far, over all the engine's runs */
 } gblur_stall;
 
+/* A half kernel and the sigma it is for (radius -1: none yet). */
+typedef struct {
+  double sigma;
+  int    radius;
+  float  weights[GBLUR_MAX_RADIUS + 1];
+} gblur_taps;
+
 struct gblur_engine {
   gblur_backend backend;
   gblur_cpu    *cpu;
@@ -34,10 +41,9 @@ struct gblur_engine {
   char          cuda_reason[256];
   char          last_error[512];
   unsigned char *pinned_kept[PINNED_KEPT];  /* freed page-locked buffers, for reuse */
-  /* weights of the last sigma, kept for repeated calls (a live preview) */
-  double        weights_sigma;
-  int           weights_radius;
-  float         weights[GBLUR_MAX_RADIUS + 1];
+  /* the taps of the last sigmas, kept for repeated calls (a live preview):
+   * [0] for x (and for both axes when they have the same sigma), [1] for y */
+  gblur_taps    taps[2];
 };
 
 static void
@@ -115,7 +121,8 @@ gblur_engine_new (const gblur_config *config, gblur_status *status, char *msg, s
       free (engine);
       return NULL;
     }
-  engine->weights_radius = -1;
+  engine->taps[0].radius = -1;
+  engine->taps[1].radius = -1;
   if (!open_backends (engine, status, msg, msg_size))
     {
       gblur_cuda_close (engine->cuda);
@@ -238,6 +245,51 @@ image_span (const gblur_image *img)
          + (size_t) img->width * img->channels * gblur_sample_size (img->sample);
 }
 
+/* One sigma of a per-axis pair (params->sigma 0): [0, GBLUR_SIGMA_MAX]. */
+static gblur_status
+check_axis_sigma (gblur_engine *engine, const char *name, double sigma)
+{
+  if (isnan (sigma))
+    {
+      set_error (engine, "sigma is 0 (one sigma per axis) but %s is not a number", name);
+      return GBLUR_E_SIGMA;
+    }
+  if (!(sigma >= 0.0 && sigma <= GBLUR_SIGMA_MAX))
+    {
+      set_error (engine, "%s %g is outside [0, %g]", name, sigma, GBLUR_SIGMA_MAX);
+      return GBLUR_E_SIGMA;
+    }
+  return GBLUR_OK;
+}
+
+/* sigma > 0 for both axes, as ever; sigma 0 for sigma_x and sigma_y. */
+static gblur_status
+check_sigmas (gblur_engine *engine, const gblur_params *params)
+{
+  gblur_status status;
+
+  if (params->sigma != 0.0)   /* NaN included: the one-sigma message */
+    {
+      if (!(params->sigma >= GBLUR_SIGMA_MIN && params->sigma <= GBLUR_SIGMA_MAX))
+        {
+          set_error (engine, "sigma %g is outside [%g, %g]", params->sigma,
+                     GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX);
+          return GBLUR_E_SIGMA;
+        }
+      return GBLUR_OK;
+    }
+  if ((status = check_axis_sigma (engine, "sigma_x", params->sigma_x)) != GBLUR_OK
+      || (status = check_axis_sigma (engine, "sigma_y", params->sigma_y)) != GBLUR_OK)
+    return status;
+  if (params->sigma_x == 0.0 && params->sigma_y == 0.0)
+    {
+      set_error (engine, "sigma is 0 (one sigma per axis) but sigma_x and sigma_y are both 0: "
+                 "at least one axis must be blurred");
+      return GBLUR_E_SIGMA;
+    }
+  return GBLUR_OK;
+}
+
 static gblur_status
 check_call (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
             const gblur_image *dst, const gblur_params *params)
@@ -253,12 +305,8 @@ check_call (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
       set_error (engine, "params is NULL");
       return GBLUR_E_INVALID;
     }
-  if (!(params->sigma >= GBLUR_SIGMA_MIN && params->sigma <= GBLUR_SIGMA_MAX))
-    {
-      set_error (engine, "sigma %g is outside [%g, %g]", params->sigma,
-                 GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX);
-      return GBLUR_E_SIGMA;
-    }
+  if ((status = check_sigmas (engine, params)) != GBLUR_OK)
+    return status;
   if (src->channels != dst->channels || src->sample != dst->sample)
     {
       set_error (engine, "source and destination differ in channels or sample type");
@@ -316,28 +364,45 @@ stalling_progress (int rows_done, int rows_total, void *user_data)
   return stall->progress ? stall->progress (rows_done, rows_total, stall->user_data) : 0;
 }
 
+/* The taps for sigma, from the cache slot or made there. */
+static const gblur_taps *
+taps_for (gblur_taps *slot, double sigma)
+{
+  if (slot->radius < 0 || slot->sigma != sigma)
+    {
+      slot->sigma = sigma;
+      slot->radius = gblur_radius (sigma);
+      gblur_make_weights (sigma, slot->radius, slot->weights);
+    }
+  return slot;
+}
+
 static void
 prepare_job (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
              gblur_image *dst, const gblur_params *params, gblur_job *job)
 {
-  if (engine->weights_radius < 0 || engine->weights_sigma != params->sigma)
-    {
-      engine->weights_sigma = params->sigma;
-      engine->weights_radius = gblur_radius (params->sigma);
-      gblur_make_weights (params->sigma, engine->weights_radius, engine->weights);
-    }
+  /* sigma > 0: both axes; else one each (validated: not both 0).  The same
+   * sigma on both axes shares one set of taps (gblur_job_isotropic). */
+  const double sigma_x = params->sigma != 0.0 ? params->sigma : params->sigma_x;
+  const double sigma_y = params->sigma != 0.0 ? params->sigma : params->sigma_y;
+  const gblur_taps *tx = taps_for (&engine->taps[0], sigma_x);
+  const gblur_taps *ty = sigma_y == sigma_x ? tx : taps_for (&engine->taps[1], sigma_y);
+
   memset (job, 0, sizeof *job);
   job->src = src;
   job->dst = dst;
-  job->radius = engine->weights_radius;
+  job->radius_x = tx->radius;
+  job->radius_y = ty->radius;
   job->geo.img_w = src->width;
   job->geo.img_h = src->height;
   job->geo.win_x = src_x;
   job->geo.win_y = src_y;
   job->geo.win_w = dst->width;
   job->geo.win_h = dst->height;
-  job->geo.radius = job->radius;
-  job->weights = engine->weights;
+  job->geo.radius_x = job->radius_x;
+  job->geo.radius_y = job->radius_y;
+  job->weights_x = tx->weights;
+  job->weights_y = ty->weights;
   job->flags = params->flags;
   job->memory_limit = engine->settings.memory_limit;
   job->progress = params->progress;

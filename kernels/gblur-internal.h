@@ -12,11 +12,13 @@ extern "C" {
 #define GBLUR_DEFAULT_MEMORY_LIMIT ((size_t) 512 << 20)
 
 /* Where the output lies: the window [win_x, win_x + win_w) x [win_y, win_y +
- * win_h) of an img_w x img_h source, blurred with the given radius. */
+ * win_h) of an img_w x img_h source, blurred with the given radii: a halo of
+ * radius_x columns each side and radius_y rows above and below (either may
+ * be 0: that axis is not blurred). */
 typedef struct {
   int img_w, img_h;
   int win_x, win_y, win_w, win_h;
-  int radius;
+  int radius_x, radius_y;
 } gblur_geometry;
 
 /* ---- The environment (read once, by gblur_settings_read) ----
@@ -87,13 +89,19 @@ typedef struct {
 int gblur_settings_read (const gblur_config *config, gblur_settings *settings,
                          char *msg, size_t msg_size);
 
-/* One blur, validated, as the backends receive it.  dst is win_w x win_h. */
+/* One blur, validated, as the backends receive it.  dst is win_w x win_h.
+ * The vertical pass uses radius_y and weights_y, the horizontal pass
+ * radius_x and weights_x.  A radius may be 0 (its half kernel is { 1 }: the
+ * pass is a copy), not both.  When both axes have the same sigma,
+ * weights_x == weights_y (the same pointer): the backends may take that as
+ * "isotropic" (the same taps on both axes). */
 typedef struct {
   const gblur_image *src;
   gblur_image       *dst;
   gblur_geometry     geo;
-  int                radius;
-  const float       *weights;     /* weights[0..radius], symmetric half-kernel */
+  int                radius_x, radius_y;
+  const float       *weights_x;   /* weights_x[0..radius_x], symmetric half-kernel */
+  const float       *weights_y;   /* weights_y[0..radius_y] */
   unsigned           flags;
   size_t             memory_limit;
   gblur_progress_fn  progress;
@@ -103,7 +111,8 @@ typedef struct {
 } gblur_job;
 
 /* A rectangle of the output and the input region it reads (output grown by
- * the radius, clamped to the image); all in source image coordinates. */
+ * radius_x columns and radius_y rows, clamped to the image); all in source
+ * image coordinates. */
 typedef struct {
   int out_x0, out_y0, out_w, out_h;
   int reg_x0, reg_y0, reg_w, reg_h;
@@ -125,8 +134,16 @@ int  gblur_fit_tile_height (const gblur_geometry *geo, int tile_w, int max_h,
                             size_t budget, size_t reg_elem, size_t mid_elem,
                             size_t out_elem);
 
-/* The normalised half kernel: weights[0..radius]. */
+/* The normalised half kernel: weights[0..radius].  Sigma 0 (radius 0) gives
+ * { 1 }. */
 void gblur_make_weights (double sigma, int radius, float *weights);
+
+/* Whether the job has the same taps on both axes (the same sigma). */
+static inline int
+gblur_job_isotropic (const gblur_job *job)
+{
+  return job->weights_x == job->weights_y;
+}
 
 /* sRGB transfer curve (IEC 61966-2-1): its constants, for every backend (the
  * CUDA kernels use them as floats), and the curve in double precision.

@@ -3,11 +3,15 @@
  * This header is the whole public API.  It knows nothing of GIMP, GTK or CUDA:
  * the plug-in, the dialog's preview, the tests and the benchmark all call it.
  *
- * Definition of the blur (every backend computes this, see README.md):
+ * Definition of the blur (every backend computes this, see README.md), for
+ * each axis with its sigma (gblur_params: one for both, or sigma_x across
+ * the rows and sigma_y down the columns):
  *   radius r = ceil(3 * sigma); weights w[k] = exp(-k^2 / (2 sigma^2)) for
  *   k = -r..r, divided by their sum (the sampled, normalised Gaussian,
- *   truncated at 3 sigma); coordinates outside the image are clamped to the
- *   nearest edge pixel.  Applied vertically, then horizontally, in float.
+ *   truncated at 3 sigma; sigma 0: r = 0 and the one weight 1, no blur along
+ *   that axis); coordinates outside the image are clamped to the nearest edge
+ *   pixel.  Applied vertically (sigma_y), then horizontally (sigma_x), in
+ *   float.
  *   Integer outputs are rounded to nearest; u8/u16 results are within 1 LSB
  *   of a double-precision evaluation of the same definition, float results
  *   (for data in [0,1]) within 1e-4.

@@ -55,23 +55,43 @@ clampi (int v, int lo, int hi)
   return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* The sampled, normalised Gaussian w[0..2r] (centre r), r = ceil(3 sigma);
+ * the centre weight exp(0) = 1 written out, so that sigma 0 gives r = 0 and
+ * the one weight 1 (not exp(-0/0)). */
+static double *
+kernel (double sigma, int *radius)
+{
+  const int r = (int) ceil (3.0 * sigma);
+  double   *w = malloc ((2 * (size_t) r + 1) * sizeof *w);
+  double    sum = 0;
+
+  for (int k = -r; k <= r; k++)
+    sum += w[k + r] = k == 0 ? 1.0 : exp (-(double) k * k / (2 * sigma * sigma));
+  for (int k = 0; k <= 2 * r; k++)
+    w[k] /= sum;
+  *radius = r;
+  return w;
+}
+
 void
 reference_blur (const gblur_image *src, double sigma, unsigned flags, double *out)
 {
+  reference_blur_xy (src, sigma, sigma, flags, out);
+}
+
+void
+reference_blur_xy (const gblur_image *src, double sigma_x, double sigma_y, unsigned flags,
+                   double *out)
+{
   const int    W = src->width, H = src->height, C = src->channels;
-  const int    r = (int) ceil (3.0 * sigma);
   const int    alpha = (flags & GBLUR_PREMULTIPLY_ALPHA) != 0;
   const int    linear = (flags & GBLUR_LINEAR_LIGHT) != 0;
   const double scale = full_scale (src->sample);
-  double      *w = malloc ((2 * (size_t) r + 1) * sizeof *w);
+  int          rx, ry;
+  double      *wx = kernel (sigma_x, &rx);
+  double      *wy = kernel (sigma_y, &ry);
   double      *in = malloc ((size_t) W * H * C * sizeof *in);
   double      *tmp = malloc ((size_t) W * H * C * sizeof *tmp);
-  double       sum = 0;
-
-  for (int k = -r; k <= r; k++)
-    sum += w[k + r] = exp (-(double) k * k / (2 * sigma * sigma));
-  for (int k = 0; k <= 2 * r; k++)
-    w[k] /= sum;
 
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++)
@@ -92,8 +112,8 @@ reference_blur (const gblur_image *src, double sigma, unsigned flags, double *ou
     for (int i = 0; i < W * C; i++)
       {
         double acc = 0;
-        for (int k = -r; k <= r; k++)
-          acc += w[k + r] * in[(size_t) clampi (y + k, 0, H - 1) * W * C + i];
+        for (int k = -ry; k <= ry; k++)
+          acc += wy[k + ry] * in[(size_t) clampi (y + k, 0, H - 1) * W * C + i];
         tmp[(size_t) y * W * C + i] = acc;
       }
   for (int y = 0; y < H; y++)            /* horizontal */
@@ -103,8 +123,8 @@ reference_blur (const gblur_image *src, double sigma, unsigned flags, double *ou
         for (int c = 0; c < C; c++)
           {
             double acc = 0;
-            for (int k = -r; k <= r; k++)
-              acc += w[k + r] * tmp[((size_t) y * W + clampi (x + k, 0, W - 1)) * C + c];
+            for (int k = -rx; k <= rx; k++)
+              acc += wx[k + rx] * tmp[((size_t) y * W + clampi (x + k, 0, W - 1)) * C + c];
             px[c] = acc;
           }
         if (alpha)
@@ -121,7 +141,8 @@ reference_blur (const gblur_image *src, double sigma, unsigned flags, double *ou
             px[c] *= scale;
           }
       }
-  free (w);
+  free (wx);
+  free (wy);
   free (in);
   free (tmp);
 }

@@ -74,33 +74,69 @@ new_engine (size_t memory_limit, int threads)
   return e;
 }
 
-/* One blur compared with the reference. */
+/* The sigmas of params per axis (sigma > 0: both), and as text. */
 static void
-blur_case (gblur_engine *engine, int w, int h, int c, gblur_sample s, double sigma,
-           unsigned flags, size_t src_pad, size_t dst_pad, int pattern, const char *label)
+axis_sigmas (const gblur_params *params, double *sx, double *sy, char *text, size_t size)
+{
+  *sx = params->sigma != 0 ? params->sigma : params->sigma_x;
+  *sy = params->sigma != 0 ? params->sigma : params->sigma_y;
+  if (params->sigma != 0)
+    snprintf (text, size, "sigma %g", params->sigma);
+  else
+    snprintf (text, size, "sigma_x %g sigma_y %g", params->sigma_x, params->sigma_y);
+}
+
+/* One blur with params (its sigma, or sigma 0 and its sigma_x, sigma_y)
+ * compared with the reference. */
+static void
+blur_case_params (gblur_engine *engine, int w, int h, int c, gblur_sample s,
+                  const gblur_params *params, size_t src_pad, size_t dst_pad, int pattern,
+                  const char *label)
 {
   gblur_image  src = make_image (w, h, c, s, src_pad, pattern);
   gblur_image  dst = make_poisoned_like (&src, dst_pad);
   double      *ref = malloc ((size_t) w * h * c * sizeof *ref);
-  gblur_params params = { .sigma = sigma, .flags = flags };
   gblur_result result;
-  gblur_status st = gblur_engine_run (engine, &src, &dst, &params, &result);
+  gblur_status st = gblur_engine_run (engine, &src, &dst, params, &result);
+  unsigned     flags = params->flags;
+  double       sx, sy;
+  char         sigma[64];
 
-  reference_blur (&src, sigma, flags, ref);
+  axis_sigmas (params, &sx, &sy, sigma, sizeof sigma);
+  reference_blur_xy (&src, sx, sy, flags, ref);
   if (st != GBLUR_OK)
-    check (0, "%s %dx%d c%d %s sigma %g flags %u: status %s (%s)", label, w, h, c,
+    check (0, "%s %dx%d c%d %s %s flags %u: status %s (%s)", label, w, h, c,
            sample_name (s), sigma, flags, gblur_status_name (st), gblur_engine_last_error (engine));
   else
     {
       double e = max_error (&dst, ref, h);
       check (e >= 0 && e <= tolerance (s) && result.rows_valid == h,
-             "%s %dx%d c%d %s sigma %g flags %u pads %zu/%zu: max error %g (%s), rows_valid %d",
+             "%s %dx%d c%d %s %s flags %u pads %zu/%zu: max error %g (%s), rows_valid %d",
              label, w, h, c, sample_name (s), sigma, flags, src_pad, dst_pad, e,
              e < 0 ? "padding overwritten" : "vs tolerance", result.rows_valid);
     }
   free (ref);
   free (src.data);
   free (dst.data);
+}
+
+/* One blur with one sigma for both axes. */
+static void
+blur_case (gblur_engine *engine, int w, int h, int c, gblur_sample s, double sigma,
+           unsigned flags, size_t src_pad, size_t dst_pad, int pattern, const char *label)
+{
+  gblur_params params = { .sigma = sigma, .flags = flags };
+  blur_case_params (engine, w, h, c, s, &params, src_pad, dst_pad, pattern, label);
+}
+
+/* One blur with a sigma per axis (gblur_params.sigma 0). */
+static void
+blur_case_xy (gblur_engine *engine, int w, int h, int c, gblur_sample s, double sigma_x,
+              double sigma_y, unsigned flags, size_t src_pad, size_t dst_pad, int pattern,
+              const char *label)
+{
+  gblur_params params = { .sigma = 0, .flags = flags, .sigma_x = sigma_x, .sigma_y = sigma_y };
+  blur_case_params (engine, w, h, c, s, &params, src_pad, dst_pad, pattern, label);
 }
 
 static void
@@ -129,6 +165,45 @@ test_matrix (gblur_engine *engine)
             }
 }
 
+/* Pairs (sigma_x, sigma_y) for the per-axis cases: anisotropic, one axis 0
+ * (down to tiny sigmas, and the largest radius on one axis), radii past the
+ * CPU's row-by-row vertical pass (> 24) on one axis, the same radius with
+ * other taps (1 and 0.9: radius 3 both), the same sigma through sigma 0. */
+static const double axis_pairs[][2] = {
+  { 4, 1.5 }, { 0.8, 7 }, { 0, 2.5 }, { 3, 0 }, { 0.1, 0 }, { 0, 0.1 }, { 0.05, 3 },
+  { 1, 0.9 }, { 2, 2 }, { 50, 0.5 }, { 0.5, 50 }, { 500, 0 }, { 0, 500 }, { 2, 30 },
+  { 30, 2 }, { 1e-300, 2 }
+};
+#define N_AXIS_PAIRS (sizeof axis_pairs / sizeof axis_pairs[0])
+
+/* Every size class, sample type, channel count and option with a sigma per
+ * axis. */
+static void
+test_axis_matrix (gblur_engine *engine)
+{
+  static const int sizes[][2] = { { 1, 1 }, { 1, 23 }, { 23, 1 }, { 13, 7 }, { 61, 37 }, { 127, 3 }, { 5, 131 } };
+  static const gblur_sample samples[] = { GBLUR_U8, GBLUR_U16, GBLUR_F32 };
+  int n_sizes = sizeof sizes / sizeof sizes[0];
+
+  for (int si = 0; si < n_sizes; si++)
+    for (size_t gi = 0; gi < N_AXIS_PAIRS; gi++)
+      for (int sa = 0; sa < 3; sa++)
+        for (int c = 1; c <= 4; c++)
+          for (unsigned flags = 0; flags < 4; flags++)
+            {
+              if ((flags & GBLUR_LINEAR_LIGHT) && samples[sa] == GBLUR_F32)
+                continue;
+              if ((flags & GBLUR_PREMULTIPLY_ALPHA) && c < 2)
+                continue;
+              if (quick && (rng () % 4) != 0)
+                continue;
+              size_t pad = (si + gi + c) % 2 ? 0 : 1 + rng () % 13;
+              blur_case_xy (engine, sizes[si][0], sizes[si][1], c, samples[sa], axis_pairs[gi][0],
+                            axis_pairs[gi][1], flags, pad, (si + c) % 3 ? 0 : 7, (int) (rng () % 2),
+                            "axis matrix");
+            }
+}
+
 /* Tiles and stripes: small memory limits force many stripes and column
  * blocks; several thread counts. */
 static void
@@ -148,6 +223,14 @@ test_tiling (void)
         blur_case (engine, 257, 149, 1, GBLUR_U8, 10, 0, 0, 0, 1, "tiling");
         blur_case (engine, 97, 211, 3, GBLUR_U16, 7, GBLUR_LINEAR_LIGHT, 2, 0, 0, "tiling");
         blur_case (engine, 150, 90, 2, GBLUR_F32, 4, GBLUR_PREMULTIPLY_ALPHA, 0, 4, 0, "tiling");
+        /* a sigma per axis: the halo is radius_y rows and radius_x columns */
+        blur_case_xy (engine, 301, 203, 4, GBLUR_U8, 4, 1.5, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA,
+                      3, 5, 0, "axis tiling");
+        blur_case_xy (engine, 257, 149, 1, GBLUR_U8, 0.8, 7, 0, 0, 0, 1, "axis tiling");
+        blur_case_xy (engine, 97, 211, 3, GBLUR_U16, 0, 10, GBLUR_LINEAR_LIGHT, 2, 0, 0, "axis tiling");
+        blur_case_xy (engine, 150, 90, 2, GBLUR_F32, 12, 0, GBLUR_PREMULTIPLY_ALPHA, 0, 4, 0, "axis tiling");
+        blur_case_xy (engine, 203, 180, 1, GBLUR_F32, 2, 30, 0, 0, 0, 0, "axis tiling");
+        blur_case_xy (engine, 180, 120, 3, GBLUR_U8, 40, 1, 0, 1, 0, 1, "axis tiling");
         gblur_engine_free (engine);
       }
   if (!quick)
@@ -163,7 +246,7 @@ test_tiling (void)
 /* A window of the source blurred on its own equals that window of the
  * whole-image blur: the halo around it is read, not clamped. */
 static void
-test_windows (gblur_engine *engine)
+test_windows (gblur_engine *engine, int per_axis)
 {
   for (int i = 0; i < (quick ? 8 : 24); i++)
     {
@@ -171,6 +254,10 @@ test_windows (gblur_engine *engine)
       int          c = 1 + (int) (rng () % 4);
       gblur_sample s = (gblur_sample) (rng () % 3);
       double       sigma = 0.3 + (double) (rng () % 200) / 10.0;
+      /* per axis: the other axis 0 one time in three, else its own sigma */
+      double       sigma2 = i % 3 == 0 ? 0.0 : 0.3 + (double) (rng () % 200) / 10.0;
+      double       sx = per_axis && i % 2 ? sigma2 : sigma, sy = per_axis && i % 2 ? sigma : sigma2;
+      char         text[64];
       unsigned     flags = (s != GBLUR_F32 && rng () % 2 ? GBLUR_LINEAR_LIGHT : 0)
                            | (c > 1 && rng () % 2 ? GBLUR_PREMULTIPLY_ALPHA : 0);
       int          ww = 1 + (int) (rng () % w), wh = 1 + (int) (rng () % h);
@@ -179,16 +266,18 @@ test_windows (gblur_engine *engine)
       gblur_image  dst = src;
       double      *ref = malloc ((size_t) w * h * c * sizeof *ref);
       double      *crop = malloc ((size_t) ww * wh * c * sizeof *crop);
-      gblur_params params = { .sigma = sigma, .flags = flags };
+      gblur_params params = { .sigma = per_axis ? 0 : sigma, .flags = flags,
+                              .sigma_x = sx, .sigma_y = sy };
       gblur_result result;
       gblur_status st;
 
+      axis_sigmas (&params, &sx, &sy, text, sizeof text);
       dst.width = ww;   /* the window's size, its own padding */
       dst.height = wh;
       dst.stride = (size_t) ww * c * gblur_sample_size (s) + rng () % 3;
       dst.data = malloc (dst.stride * wh);
       memset (dst.data, POISON, dst.stride * wh);
-      reference_blur (&src, sigma, flags, ref);
+      reference_blur_xy (&src, sx, sy, flags, ref);
       for (int y = 0; y < wh; y++)
         memcpy (crop + (size_t) y * ww * c, ref + ((size_t) (wy + y) * w + wx) * c,
                 (size_t) ww * c * sizeof *crop);
@@ -199,8 +288,8 @@ test_windows (gblur_engine *engine)
         {
           double e = max_error (&dst, crop, wh);
           check (e >= 0 && e <= tolerance (s) && result.rows_valid == wh,
-                 "window %dx%d at (%d,%d) of %dx%d c%d %s sigma %g flags %u: max error %g",
-                 ww, wh, wx, wy, w, h, c, sample_name (s), sigma, flags, e);
+                 "window %dx%d at (%d,%d) of %dx%d c%d %s %s flags %u: max error %g",
+                 ww, wh, wx, wy, w, h, c, sample_name (s), text, flags, e);
         }
       free (ref);
       free (crop);
@@ -309,6 +398,51 @@ test_errors (void)
   p = ok; p.sigma = INFINITY;
   expect_error (engine, &src, &dst, &p, GBLUR_E_SIGMA, "sigma inf");
 
+  /* A sigma per axis (sigma 0): each in [0, 500], not NaN, not both 0; the
+   * message names the axis. */
+  {
+    static const struct { double sx, sy; const char *what, *says; } bad_axes[] = {
+      { 0, 0, "sigma_x and sigma_y both 0", "both 0" },
+      { NAN, 1, "sigma_x NaN", "sigma_x is not a number" },
+      { 1, NAN, "sigma_y NaN", "sigma_y is not a number" },
+      { NAN, 0, "sigma_x NaN, sigma_y 0", "sigma_x is not a number" },
+      { -1, 2, "sigma_x negative", "sigma_x -1" },
+      { 2, -0.5, "sigma_y negative", "sigma_y -0.5" },
+      { 500.01, 1, "sigma_x > 500", "sigma_x 500.01" },
+      { 0, 501, "sigma_y > 500", "sigma_y 501" },
+      { INFINITY, 1, "sigma_x inf", "sigma_x inf" },
+      { 1, -INFINITY, "sigma_y -inf", "sigma_y -inf" },
+    };
+    for (size_t i = 0; i < sizeof bad_axes / sizeof bad_axes[0]; i++)
+      {
+        p = ok;
+        p.sigma = 0;
+        p.sigma_x = bad_axes[i].sx;
+        p.sigma_y = bad_axes[i].sy;
+        expect_error (engine, &src, &dst, &p, GBLUR_E_SIGMA, bad_axes[i].what);
+        check (strstr (gblur_engine_last_error (engine), bad_axes[i].says) != NULL,
+               "error path '%s': message '%s' should say '%s'", bad_axes[i].what,
+               gblur_engine_last_error (engine), bad_axes[i].says);
+      }
+    /* The one-sigma check keeps its message; sigma > 0 ignores sigma_x, sigma_y. */
+    p = ok; p.sigma = 0.05; p.sigma_x = 1; p.sigma_y = 1;
+    expect_error (engine, &src, &dst, &p, GBLUR_E_SIGMA, "sigma 0.05 with valid sigma_x, sigma_y");
+    check (strstr (gblur_engine_last_error (engine), "sigma 0.05 is outside [0.1, 500]") != NULL,
+           "one-sigma message: '%s'", gblur_engine_last_error (engine));
+    p = ok; p.sigma_x = NAN; p.sigma_y = -3;
+    check (gblur_engine_run (engine, &src, &dst, &p, NULL) == GBLUR_OK,
+           "sigma 2 ignores sigma_x NaN, sigma_y -3: %s", gblur_engine_last_error (engine));
+    memset (dst.data, POISON, dst.stride * dst.height);
+    /* the bounds themselves are valid */
+    p = ok; p.sigma = 0; p.sigma_x = 500; p.sigma_y = 0;
+    check (gblur_engine_run (engine, &src, &dst, &p, NULL) == GBLUR_OK,
+           "sigma_x 500, sigma_y 0: %s", gblur_engine_last_error (engine));
+    p.sigma_x = 0; p.sigma_y = 500;
+    check (gblur_engine_run (engine, &src, &dst, &p, NULL) == GBLUR_OK,
+           "sigma_x 0, sigma_y 500: %s", gblur_engine_last_error (engine));
+    memset (dst.data, POISON, dst.stride * dst.height);
+  }
+
   expect_error (engine, NULL, &dst, &ok, GBLUR_E_INVALID, "NULL source");
   expect_error (engine, &src, NULL, &ok, GBLUR_E_INVALID, "NULL destination");
   expect_error (engine, &src, &dst, NULL, GBLUR_E_INVALID, "NULL params");
@@ -380,6 +514,8 @@ test_errors (void)
     gblur_image bd = make_poisoned_like (&big, 0);
     p = ok; p.sigma = 200;
     expect_error (engine, &big, &bd, &p, GBLUR_E_NOMEM, "memory limit too small");
+    p = ok; p.sigma = 0; p.sigma_x = 200; p.sigma_y = 0;
+    expect_error (engine, &big, &bd, &p, GBLUR_E_NOMEM, "memory limit too small, sigma_x 200");
     free (big.data);
     free (bd.data);
   }
@@ -427,13 +563,17 @@ test_errors (void)
 }
 
 #ifdef HAVE_CUDA
-/* Device-resident images and agreement with the CPU backend. */
+/* Device-resident images and agreement with the CPU backend: one sigma for
+ * both axes, then a sigma per axis (sigma 0). */
 static void
 test_cuda_specific (gblur_engine *engine)
 {
   gblur_config  cpu_config = { GBLUR_BACKEND_CPU, 0, 0, 1 };
   gblur_engine *cpu = gblur_engine_new (&cpu_config, NULL, NULL, 0);
-  static const double sigmas[] = { 0.5, 2, 9, 40 };
+  static const double sigmas[][3] = { /* sigma, sigma_x, sigma_y */
+    { 0.5, 0, 0 }, { 2, 0, 0 }, { 9, 0, 0 }, { 40, 0, 0 },
+    { 0, 4, 1.5 }, { 0, 0.8, 7 }, { 0, 0, 3 }, { 0, 9, 0 }, { 0, 1, 0.9 }, { 0, 40, 2 }
+  };
 
   for (size_t i = 0; i < sizeof sigmas / sizeof sigmas[0]; i++)
     for (int c = 1; c <= 4; c++)
@@ -443,8 +583,13 @@ test_cuda_specific (gblur_engine *engine)
         gblur_image  out_gpu = make_poisoned_like (&src, 0);
         gblur_image  out_cpu = make_poisoned_like (&src, 0);
         gblur_image  out_dev = make_poisoned_like (&src, 0);
-        gblur_params params = { .sigma = sigmas[i], .flags = flags };
+        gblur_params params = { .sigma = sigmas[i][0], .flags = flags,
+                                .sigma_x = sigmas[i][1], .sigma_y = sigmas[i][2] };
         size_t       size = src.stride * src.height;
+        double       sx, sy;
+        char         text[64];
+
+        axis_sigmas (&params, &sx, &sy, text, sizeof text);
         void        *d_src = NULL, *d_dst = NULL;
         int          worst = 0, worst_dev = 0;
 
@@ -471,9 +616,9 @@ test_cuda_specific (gblur_engine *engine)
             worst = d > worst ? d : worst;
             worst_dev = dd > worst_dev ? dd : worst_dev;
           }
-        check (worst <= 1, "CUDA vs CPU c%d sigma %g: differ by %d LSB", c, sigmas[i], worst);
-        check (worst_dev == 0, "device-resident vs host-to-host c%d sigma %g: differ by %d", c,
-               sigmas[i], worst_dev);
+        check (worst <= 1, "CUDA vs CPU c%d %s: differ by %d LSB", c, text, worst);
+        check (worst_dev == 0, "device-resident vs host-to-host c%d %s: differ by %d", c,
+               text, worst_dev);
         free (src.data);
         free (out_gpu.data);
         free (out_cpu.data);
@@ -496,6 +641,40 @@ test_cuda_specific (gblur_engine *engine)
     gblur_engine_free_host (engine, again);
   }
   gblur_engine_free (cpu);
+}
+
+/* The general kernels' two-pass path (vertical_* and horizontal_*, fused
+ * kernel off) with a sigma per axis: tiled and direct forms, radius 0 on
+ * either axis; and the one-channel cases again without the gray kernels
+ * (which take only one sigma for both axes). */
+static void
+test_cuda_paths (void)
+{
+  static const char *vars[] = { "GBLUR_CUDA_NO_FUSED", "GBLUR_CUDA_NO_GRAY" };
+
+  for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
+    {
+      gblur_engine *engine;
+
+      setenv (vars[v], "1", 1);
+      engine = new_engine (0, 0);
+      unsetenv (vars[v]);
+      for (size_t gi = 0; gi < N_AXIS_PAIRS; gi++)
+        for (int c = 1; c <= 4; c++)
+          {
+            gblur_sample s = (gblur_sample) ((gi + c) % 3);
+            unsigned     flags = c >= 2 && gi % 2 ? GBLUR_PREMULTIPLY_ALPHA : 0;
+            if (v == 1 && c > 1)
+              break;
+            if (s != GBLUR_F32 && (gi / 2) % 2)
+              flags |= GBLUR_LINEAR_LIGHT;
+            blur_case_xy (engine, 97, 61, c, s, axis_pairs[gi][0], axis_pairs[gi][1], flags,
+                          (size_t) c, 0, (int) (gi % 2), vars[v]);
+            blur_case_xy (engine, 1, 41, c, s, axis_pairs[gi][0], axis_pairs[gi][1], flags,
+                          0, 3, 0, vars[v]);
+          }
+      gblur_engine_free (engine);
+    }
 }
 #endif
 
@@ -545,13 +724,19 @@ main (int argc, char **argv)
     gblur_engine *engine = new_engine (0, 0);
     printf ("backend in use: %s\n", gblur_engine_describe (engine));
     test_matrix (engine);
-    test_windows (engine);
+    test_axis_matrix (engine);
+    test_windows (engine, 0);
+    test_windows (engine, 1);
 #ifdef HAVE_CUDA
     if (backend == GBLUR_BACKEND_CUDA)
       test_cuda_specific (engine);
 #endif
     gblur_engine_free (engine);
   }
+#ifdef HAVE_CUDA
+  if (backend == GBLUR_BACKEND_CUDA)
+    test_cuda_paths ();
+#endif
   test_tiling ();
   test_progress_and_cancel ();
   test_errors ();

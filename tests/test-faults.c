@@ -435,8 +435,9 @@ typedef struct {
   int          w, h, c;
   gblur_sample s;
   unsigned     flags;
-  double       sigma;
+  double       sigma;            /* 0: sigma_x and sigma_y */
   int          wx, wy, ww, wh;   /* the window blurred (the whole image when it is) */
+  double       sigma_x, sigma_y;
 } cuda_case;
 
 #define CUDA_LIMIT  ((size_t) 1 << 20)  /* small: many tiles */
@@ -453,14 +454,18 @@ cuda_fault_case (const cuda_case *k)
   double       *ref = malloc ((size_t) k->w * k->h * k->c * sizeof *ref);
   double        tol = k->s == GBLUR_F32 ? 1e-4 : 1.0;
   progress_log  log = { 0, 0 };
-  gblur_params  params = { .sigma = k->sigma, .flags = k->flags, .progress = on_progress, .user_data = &log };
+  gblur_params  params = { .sigma = k->sigma, .flags = k->flags, .progress = on_progress, .user_data = &log,
+                           .sigma_x = k->sigma_x, .sigma_y = k->sigma_y };
   gblur_result  result;
   gblur_status  st;
   int           tiles;
   char          specs[16][40];
   int           nspecs = 0;
 
-  reference_blur (&src, k->sigma, k->flags, ref);
+  if (k->sigma != 0)
+    reference_blur (&src, k->sigma, k->flags, ref);
+  else
+    reference_blur_xy (&src, k->sigma_x, k->sigma_y, k->flags, ref);
   st = gblur_engine_run_window (cpu, &src, k->wx, k->wy, &want, &params, &result);
   check (st == GBLUR_OK, "CPU run for the CUDA fault tests: %s", gblur_status_name (st));
   log = (progress_log) { 0, 0 };
@@ -563,6 +568,9 @@ test_cuda_sites (void)
     { 300, 420, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 5.0, 0, 0, 300, 420 },
     { 260, 500, 1, GBLUR_F32, 0, 12.0, 0, 0, 260, 500 },
     { 400, 480, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 4.0, 31, 17, 333, 440 },   /* a window */
+    /* a sigma per axis (one of them 0), a window */
+    { 320, 400, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 0, 0, 0, 320, 400, 7.0, 0.0 },
+    { 400, 480, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 0, 31, 17, 333, 440, 1.5, 6.0 },
   };
 
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -198,20 +198,21 @@ gblur_cpu_threads (const gblur_cpu *cpu)
 
 /* ---- Planning a run: tiles, workers, scratch sizes ---- */
 
-/* Scratch floats of one worker for tiles tile_w wide. */
+/* Scratch floats of one worker for tiles tile_w wide: the ring holds 2 ry +
+ * block rows of reg_cols pixels, a line tile_w + 2 rx pixels. */
 static void
 scratch_sizes (const gblur_job *job, int tile_w, int block, int *ring_rows, size_t *ring_stride,
                size_t *line_len, size_t *out_len)
 {
-  const int    r = job->radius, img_w = job->geo.img_w, img_h = job->geo.img_h;
+  const int    rx = job->radius_x, ry = job->radius_y, img_w = job->geo.img_w, img_h = job->geo.img_h;
   const size_t c = (size_t) job->src->channels;
-  const int    reg_cols = tile_w + 2 * r < img_w ? tile_w + 2 * r : img_w;
+  const int    reg_cols = tile_w + 2 * rx < img_w ? tile_w + 2 * rx : img_w;
 
-  *ring_rows = 2 * r + block < img_h ? 2 * r + block : img_h;
+  *ring_rows = 2 * ry + block < img_h ? 2 * ry + block : img_h;
   /* An odd number of 64-byte units: rows (a column of the ring, the lines)
    * fall in different cache sets, as a multiple of 4 KiB would not. */
   *ring_stride = round_up ((size_t) reg_cols * c, VMAX) | VMAX;
-  *line_len = round_up (((size_t) tile_w + 3 * (size_t) r) * c + 2 * HSTRIP_MAX + VMAX, VMAX) | VMAX;
+  *line_len = round_up (((size_t) tile_w + 3 * (size_t) rx) * c + 2 * HSTRIP_MAX + VMAX, VMAX) | VMAX;
   *out_len = round_up ((size_t) tile_w * c, HSTRIP_MAX);
 }
 
@@ -232,9 +233,9 @@ scratch_bytes (const gblur_job *job, int tile_w, int block)
  * progress is reported a few times: about 8 progress steps, each of
  * TILES_PER_WORKER tiles per worker, handed out one at a time, so that a
  * thread slowed down (by another process) holds the others up by one small
- * tile at most.  Large radii read 2r rows of halo per tile: fewer, taller
- * tiles there. */
-#define TILES_PER_WORKER(radius) ((radius) > FOLD_MAX_RADIUS ? 2 : 4)
+ * tile at most.  Large vertical radii read 2 ry rows of halo per tile: fewer,
+ * taller tiles there. */
+#define TILES_PER_WORKER(radius_y) ((radius_y) > FOLD_MAX_RADIUS ? 2 : 4)
 
 static int
 plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling, int *block)
@@ -242,11 +243,12 @@ plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling, int *block)
   const int    W = job->geo.win_w, H = job->geo.win_h;
   const size_t budget = job->memory_limit / (size_t) threads;
   int          tile_w = W;
-  int          stripes = 8 * threads * TILES_PER_WORKER (job->radius);
+  int          stripes = 8 * threads * TILES_PER_WORKER (job->radius_y);
 
-  /* Large radii: several sub-blocks per ring step, so each input line is
-   * fetched once per BLOCK_MAX rows; small radii: the lines stay in L2. */
-  *block = job->radius > FOLD_MAX_RADIUS ? BLOCK_MAX : ROWS;
+  /* Large vertical radii: several sub-blocks per ring step, so each input
+   * line is fetched once per BLOCK_MAX rows; small radii: the lines stay in
+   * L2. */
+  *block = job->radius_y > FOLD_MAX_RADIUS ? BLOCK_MAX : ROWS;
   while (scratch_bytes (job, tile_w, *block) > budget)
     {
       if (*block > ROWS)
@@ -269,14 +271,14 @@ plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling, int *block)
 static gblur_status
 plan_run (const gblur_cpu *cpu, const gblur_job *job, cpu_run *run, char *err, size_t err_size)
 {
-  const int W = job->geo.win_w, H = job->geo.win_h, r = job->radius;
+  const int W = job->geo.win_w, H = job->geo.win_h, rx = job->radius_x, ry = job->radius_y;
   int       band;
 
   memset (run, 0, sizeof *run);
   run->job = job;
   run->srgb = gblur_srgb_tables_get ();
   run->blur_tile = cpu->loops->blur_tile;
-  run->fold = r <= FOLD_MAX_RADIUS;
+  run->fold = ry <= FOLD_MAX_RADIUS;
   run->u8_direct = job->src->sample == GBLUR_U8 && job->flags == 0;
   /* Fewer workers when the memory limit cannot give each its scratch. */
   for (run->workers = cpu->threads; run->workers > 0; run->workers--)
@@ -284,8 +286,12 @@ plan_run (const gblur_cpu *cpu, const gblur_job *job, cpu_run *run, char *err, s
       break;
   if (run->workers == 0)
     {
-      snprintf (err, err_size, "memory limit of %zu bytes is too small for radius %d",
-                job->memory_limit, r);
+      if (rx == ry)
+        snprintf (err, err_size, "memory limit of %zu bytes is too small for radius %d",
+                  job->memory_limit, rx);
+      else
+        snprintf (err, err_size, "memory limit of %zu bytes is too small for radii %d (x) and %d (y)",
+                  job->memory_limit, rx, ry);
       return GBLUR_E_NOMEM;
     }
   run->tiles_x = (W + run->tiling.tile_w - 1) / run->tiling.tile_w;
@@ -294,7 +300,7 @@ plan_run (const gblur_cpu *cpu, const gblur_job *job, cpu_run *run, char *err, s
                  &run->line_len, &run->out_len);
   /* A band is TILES_PER_WORKER tiles per worker (whole stripes); progress
    * after each. */
-  band = run->workers * TILES_PER_WORKER (r);
+  band = run->workers * TILES_PER_WORKER (ry);
   band = band > run->tiles_x ? band : run->tiles_x;
   run->band = (band + run->tiles_x - 1) / run->tiles_x * run->tiles_x;
   return GBLUR_OK;
@@ -312,13 +318,13 @@ alloc_aligned (size_t bytes)
   return posix_memalign (&p, 64, bytes ? bytes : 1) == 0 ? p : NULL;
 }
 
-/* The full kernel, each tap broadcast to VMAX floats, with ROWS - 1 zero
- * taps each side (see vertical_block in loops.h); vector-aligned: the
+/* The full vertical kernel, each tap broadcast to VMAX floats, with ROWS - 1
+ * zero taps each side (see vertical_block in loops.h); vector-aligned: the
  * vertical loop reads it as whole vectors.  NULL when out of memory. */
 static float *
 broadcast_weights (const gblur_job *job)
 {
-  const int r = job->radius;
+  const int r = job->radius_y;
   size_t    bytes = (size_t) (2 * r + 1 + 2 * (ROWS - 1)) * VMAX * sizeof (float);
   float    *wz = alloc_aligned (bytes);
 
@@ -327,7 +333,7 @@ broadcast_weights (const gblur_job *job)
   memset (wz, 0, bytes);
   for (int k = -r; k <= r; k++)
     for (int l = 0; l < VMAX; l++)
-      wz[(size_t) (ROWS - 1 + r + k) * VMAX + l] = job->weights[k < 0 ? -k : k];
+      wz[(size_t) (ROWS - 1 + r + k) * VMAX + l] = job->weights_y[k < 0 ? -k : k];
   return wz;
 }
 

@@ -23,7 +23,7 @@
 /* ---- The blur of one tile ----
  *
  * Rows of the tile's input region are converted to float once, into a ring
- * of 2r + block rows (8-bit data without options is kept in 0..255, so the
+ * of 2 ry + block rows (8-bit data without options is kept in 0..255, so the
  * conversion is a plain integer to float; other data is normalised to [0,1],
  * decoded and premultiplied as asked).  Then, for a block of output rows:
  *
@@ -42,8 +42,12 @@
  *   data without options the sums are rounded and packed to bytes in
  *   registers and written to the destination row directly.
  *
+ * The vertical pass uses radius_y and weights_y (ry below), the horizontal
+ * pass radius_x and weights_x (rx); either may be 0, which makes that pass a
+ * multiplication by w[0] = 1, an exact copy.
+ *
  * The arithmetic of an output sample does not depend on where its tile or
- * window lies, only on the radius, the format and the instruction set. */
+ * window lies, only on the radii, the format and the instruction set. */
 
 #define CAT_(a, b) a##_##b
 #define CAT(a, b)  CAT_ (a, b)
@@ -280,28 +284,28 @@ FN (blur_tile) (const cpu_run *run, const gblur_tile *t, float *ring, float *lin
   const gblur_job   *job = run->job;
   const gblur_image *src = job->src;
   gblur_image       *dst = job->dst;
-  const int          r = job->radius;
+  const int          rx = job->radius_x, ry = job->radius_y;
   const int          c = src->channels;
   const size_t       sample_bytes = gblur_sample_size (src->sample);
   const size_t       n_row = (size_t) t->reg_w * c;
   const size_t       n_reg = round_up (n_row, VL);
   const size_t       n_out = round_up ((size_t) t->out_w * c, HS);
-  const int          line_x0 = t->out_x0 - r;                  /* image column of line[0] */
-  const int          nrows = 2 * r + ROWS;
+  const int          line_x0 = t->out_x0 - rx;                 /* image column of line[0] */
+  const int          nrows = 2 * ry + ROWS;
   const int          last_reg_row = t->reg_y0 + t->reg_h - 1;
   const int          block = run->block;
   const int          direct = run->u8_direct;
-  /* Lines start VMAX-aligned at their centre column out_x0 (line[r c]), where
-   * the vertical pass of a full-width tile stores and the horizontal pass
-   * loads its middle taps. */
-  float             *const lines0 = lines + (VMAX - (size_t) r * c % VMAX) % VMAX;
+  /* Lines start VMAX-aligned at their centre column out_x0 (line[rx c]),
+   * where the vertical pass of a full-width tile stores and the horizontal
+   * pass loads its middle taps. */
+  float             *const lines0 = lines + (VMAX - (size_t) rx * c % VMAX) % VMAX;
   int                next_row = t->reg_y0;                     /* next region row to convert */
   const float       *rows[2 * GBLUR_MAX_RADIUS + BLOCK_MAX];
   float             *outs[BLOCK_MAX];
 
   for (int y0 = t->out_y0; y0 < t->out_y0 + t->out_h; y0 += block)
     {
-      const int need = y0 + block - 1 + r < last_reg_row ? y0 + block - 1 + r : last_reg_row;
+      const int need = y0 + block - 1 + ry < last_reg_row ? y0 + block - 1 + ry : last_reg_row;
       const int nout = t->out_y0 + t->out_h - y0 < block ? t->out_y0 + t->out_h - y0 : block;
       const int nblk = (nout + ROWS - 1) / ROWS;
 
@@ -325,17 +329,17 @@ FN (blur_tile) (const cpu_run *run, const gblur_tile *t, float *ring, float *lin
        * output's kernel reaches past it. */
       if (run->fold)
         {
-          for (int i = 0; i < 2 * r + nout; i++)
-            rows[i] = ring + (size_t) (clamp_int (y0 - r + i, t->reg_y0, last_reg_row) % run->ring_rows)
+          for (int i = 0; i < 2 * ry + nout; i++)
+            rows[i] = ring + (size_t) (clamp_int (y0 - ry + i, t->reg_y0, last_reg_row) % run->ring_rows)
                              * run->ring_stride;
           for (int j = 0; j < nout; j++)
             outs[j] = lines0 + (size_t) j * run->line_len + (size_t) (t->reg_x0 - line_x0) * c;
-          FN (vertical_fold) (rows, r, job->weights, outs, nout, n_reg);
+          FN (vertical_fold) (rows, ry, job->weights_y, outs, nout, n_reg);
         }
       else
         {
           for (int i = 0; i < nrows + (nblk - 1) * ROWS; i++)
-            rows[i] = ring + (size_t) (clamp_int (y0 - r + i, t->reg_y0, last_reg_row) % run->ring_rows)
+            rows[i] = ring + (size_t) (clamp_int (y0 - ry + i, t->reg_y0, last_reg_row) % run->ring_rows)
                              * run->ring_stride;
           /* Rows past the tile's end go to the spare line. */
           for (int j = 0; j < nblk * ROWS; j++)
@@ -356,16 +360,16 @@ FN (blur_tile) (const cpu_run *run, const gblur_tile *t, float *ring, float *lin
            * (only when the region starts at column 0), likewise on the right. */
           for (int x = line_x0; x < t->reg_x0; x++)
             memcpy (line + (size_t) (x - line_x0) * c, v, (size_t) c * sizeof (float));
-          for (int x = t->reg_x0 + t->reg_w; x < t->out_x0 + t->out_w + r; x++)
+          for (int x = t->reg_x0 + t->reg_w; x < t->out_x0 + t->out_w + rx; x++)
             memcpy (line + (size_t) (x - line_x0) * c,
                     v + (size_t) (t->reg_w - 1) * c, (size_t) c * sizeof (float));
 
           if (direct)
-            FN (horizontal_row_u8) (line + (size_t) r * c, job->weights, r, c, drow,
+            FN (horizontal_row_u8) (line + (size_t) rx * c, job->weights_x, rx, c, drow,
                                     (size_t) t->out_w * c);
           else
             {
-              FN (horizontal_row) (line + (size_t) r * c, job->weights, r, c, out, n_out);
+              FN (horizontal_row) (line + (size_t) rx * c, job->weights_x, rx, c, out, n_out);
               gblur_cpu_store_row (out, t->out_w, c, job->flags, dst->sample, run->srgb, drow);
             }
         }

@@ -14,6 +14,9 @@
  *   anything whose tile fits in shared memory           the fused kernel;
  *   the rest                                             vertical + horizontal
  *        kernels (both kernels-general.cu).
+ * The first two serve only jobs with the same sigma on both axes
+ * (gblur_job_isotropic); a job with a sigma per axis (radius 0 on one of
+ * them included) goes to the general kernels, which take per-axis taps.
  * GBLUR_CUDA_NO_MMA, GBLUR_CUDA_NO_GRAY and GBLUR_CUDA_NO_FUSED skip the
  * first, the first two, or the fused kernel, so tests can reach each one. */
 #include "launchers.cuh"
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #define SETS 2      /* buffer sets (and streams) that tiles alternate over */
+#define WEIGHTS_Y (GBLUR_MAX_RADIUS + 1)   /* offset of the y taps in gblur_cuda.weights */
 
 struct gblur_cuda {
   int           device;
@@ -36,9 +40,11 @@ struct gblur_cuda {
   void         *mid[SETS];
   void         *out[SETS];
   size_t        region_cap[SETS], mid_cap[SETS], out_cap[SETS];
-  float        *weights;            /* device copy of w[0..GBLUR_MAX_RADIUS] */
-  int           weights_radius;     /* what `weights` holds: -1 unknown */
-  float         weights_held[GBLUR_MAX_RADIUS + 1];
+  /* Device copies of the half kernels: weights[0..] the x taps (both axes'
+   * when they share them), weights[WEIGHTS_Y..] the y taps otherwise. */
+  float        *weights;            /* 2 * WEIGHTS_Y floats */
+  int           weights_radius[2];  /* what each half holds: -1 unknown */
+  float         weights_held[2][GBLUR_MAX_RADIUS + 1];
   float        *decode_u8;          /* 256 */
   float        *encode_u8_threshold; /* 255 */
 };
@@ -131,8 +137,8 @@ gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
       CHECK (cudaStreamCreateWithFlags (&cuda->stream[s], cudaStreamNonBlocking));
       CHECK (cudaEventCreateWithFlags (&cuda->done[s], cudaEventDisableTiming));
     }
-  CHECK (cudaMalloc (&cuda->weights, (GBLUR_MAX_RADIUS + 1) * sizeof (float)));
-  cuda->weights_radius = -1;
+  CHECK (cudaMalloc (&cuda->weights, 2 * WEIGHTS_Y * sizeof (float)));
+  cuda->weights_radius[0] = cuda->weights_radius[1] = -1;
   CHECK (cudaMalloc (&cuda->decode_u8, sizeof srgb->decode_u8));
   CHECK (cudaMalloc (&cuda->encode_u8_threshold, sizeof srgb->encode_u8_threshold));
   CHECK (cudaMemcpy (cuda->decode_u8, srgb->decode_u8, sizeof srgb->decode_u8,
@@ -224,24 +230,47 @@ reserve (void **buf, size_t *cap, size_t size)
   return e;
 }
 
-/* Puts the job's taps in device memory unless they are there already (a live
- * preview or a benchmark repeats the same sigma); complete on return. */
+/* Queues the copy of w[0..radius] into half h of the device taps on the
+ * first stream, unless the half holds it already (a live preview or a
+ * benchmark repeats the same sigma).  The half counts as unknown until
+ * upload_weights has seen the copy complete. */
+static cudaError_t
+upload_half (gblur_cuda *cuda, int h, const float *w, int radius, bool *queued)
+{
+  size_t      n = (size_t) (radius + 1) * sizeof (float);
+  cudaError_t e;
+
+  if (cuda->weights_radius[h] == radius && memcmp (cuda->weights_held[h], w, n) == 0)
+    return cudaSuccess;
+  cuda->weights_radius[h] = -1;
+  e = cudaMemcpyAsync (cuda->weights + h * WEIGHTS_Y, w, n, cudaMemcpyHostToDevice, cuda->stream[0]);
+  if (e == cudaSuccess)
+    {
+      memcpy (cuda->weights_held[h], w, n);
+      *queued = true;
+    }
+  return e;
+}
+
+/* Puts the job's taps in device memory: the x taps in the first half, and
+ * the y taps in the second when they differ (tile_at points the kernels at
+ * them); complete on return. */
 static cudaError_t
 upload_weights (gblur_cuda *cuda, const gblur_job *job)
 {
-  size_t      n = (size_t) (job->radius + 1) * sizeof (float);
-  cudaError_t e;
+  const bool  same = gblur_job_isotropic (job);
+  bool        queued = false;
+  cudaError_t e = upload_half (cuda, 0, job->weights_x, job->radius_x, &queued);
 
-  if (cuda->weights_radius == job->radius && memcmp (cuda->weights_held, job->weights, n) == 0)
-    return cudaSuccess;
-  cuda->weights_radius = -1;
-  e = cudaMemcpyAsync (cuda->weights, job->weights, n, cudaMemcpyHostToDevice, cuda->stream[0]);
-  if (e == cudaSuccess)
+  if (e == cudaSuccess && !same)
+    e = upload_half (cuda, 1, job->weights_y, job->radius_y, &queued);
+  if (e == cudaSuccess && queued)
     e = cudaStreamSynchronize (cuda->stream[0]);
   if (e == cudaSuccess)
     {
-      memcpy (cuda->weights_held, job->weights, n);
-      cuda->weights_radius = job->radius;
+      cuda->weights_radius[0] = job->radius_x;
+      if (!same)
+        cuda->weights_radius[1] = job->radius_y;
     }
   return e;
 }
@@ -270,15 +299,18 @@ plan (const gblur_job *job, size_t budget, size_t reg_elem, size_t mid_elem, siz
 }
 
 /* Tile (tx, ty) of the job with the backend's taps and tables; the caller
- * fills in where its samples are. */
+ * fills in where its samples are.  wy_offset is 0 exactly when the job has
+ * the same taps on both axes (cuda_tile). */
 static cuda_tile
 tile_at (const gblur_cuda *cuda, const gblur_job *job, const gblur_tiling *tiling, int tx, int ty)
 {
   cuda_tile t;
   memset (&t, 0, sizeof t);
   gblur_tile_at (&job->geo, tiling, tx, ty, &t.rect);
-  t.w = cuda->weights;
-  t.r = job->radius;
+  t.wx = cuda->weights;
+  t.wy_offset = gblur_job_isotropic (job) ? 0 : WEIGHTS_Y;
+  t.rx = job->radius_x;
+  t.ry = job->radius_y;
   t.flags = job->flags;
   t.decode_u8 = cuda->decode_u8;
   t.encode_u8_threshold = cuda->encode_u8_threshold;
@@ -286,7 +318,8 @@ tile_at (const gblur_cuda *cuda, const gblur_job *job, const gblur_tiling *tilin
 }
 
 /* Queues the tile's kernels: the first path of the header's list that
- * takes it. */
+ * takes it.  The gray and tensor-core kernels use one set of taps (wx, rx)
+ * for both passes: only for a job with the same taps on both axes. */
 static cudaError_t
 launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, cudaStream_t stream)
 {
@@ -294,19 +327,31 @@ launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, c
   const int          channels = job->src->channels;
   cudaError_t        e;
 
-  if (channels == 1 && sample != GBLUR_U16 && !cuda->gray_off)
+  if (channels == 1 && sample != GBLUR_U16 && !cuda->gray_off && gblur_job_isotropic (job))
     {
-      if (sample == GBLUR_U8 && t.r > GRAY_EXACT_RADIUS && !(t.flags & GBLUR_LINEAR_LIGHT) && !cuda->mma_off)
+      if (sample == GBLUR_U8 && t.rx > GRAY_EXACT_RADIUS && !(t.flags & GBLUR_LINEAR_LIGHT) && !cuda->mma_off)
         {
           e = launch_mma_gray (t, stream);
           if (e != cudaErrorNotSupported)
             return e;
         }
-      e = launch_gray (t, sample, job->weights, stream);
+      e = launch_gray (t, sample, job->weights_x, stream);
       if (e != cudaErrorNotSupported)
         return e;
     }
   return launch_general (t, sample, channels, cuda->fused_shared_limit, stream);
+}
+
+/* The message when the memory limit does not fit one tile. */
+static void
+too_small (const gblur_job *job, char *err, size_t err_size)
+{
+  if (job->radius_x == job->radius_y)
+    snprintf (err, err_size, "device memory limit of %zu bytes is too small for radius %d",
+              job->memory_limit, job->radius_x);
+  else
+    snprintf (err, err_size, "device memory limit of %zu bytes is too small for radii %d (x) and %d (y)",
+              job->memory_limit, job->radius_x, job->radius_y);
 }
 
 /* ---- host images: tiles double-buffered over the streams ---- */
@@ -329,9 +374,9 @@ reserve_sets (host_run *run, char *err, size_t err_size)
   gblur_cuda         *cuda = run->cuda;
   const gblur_job    *job = run->job;
   const gblur_faults *faults = job->faults;
-  const int           r = job->radius, C = job->src->channels;
-  const int           reg_cols = run->tiling.tile_w + 2 * r < job->geo.img_w ? run->tiling.tile_w + 2 * r : job->geo.img_w;
-  const int           reg_rows = run->tiling.tile_h + 2 * r < job->geo.img_h ? run->tiling.tile_h + 2 * r : job->geo.img_h;
+  const int           rx = job->radius_x, ry = job->radius_y, C = job->src->channels;
+  const int           reg_cols = run->tiling.tile_w + 2 * rx < job->geo.img_w ? run->tiling.tile_w + 2 * rx : job->geo.img_w;
+  const int           reg_rows = run->tiling.tile_h + 2 * ry < job->geo.img_h ? run->tiling.tile_h + 2 * ry : job->geo.img_h;
 
   for (int s = 0; s < SETS && s < run->ntiles; s++)
     {
@@ -454,8 +499,7 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
     max_h = 65535;
   if (!plan (job, job->memory_limit / SETS, C * bytes, C * sizeof (float), C * bytes, max_h, &run.tiling))
     {
-      snprintf (err, err_size, "device memory limit of %zu bytes is too small for radius %d",
-                job->memory_limit, job->radius);
+      too_small (job, err, err_size);
       return GBLUR_E_NOMEM;
     }
   run.tiles_x = (job->geo.win_w + run.tiling.tile_w - 1) / run.tiling.tile_w;
@@ -509,12 +553,11 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
   /* Only the float intermediate needs memory of ours. */
   if (!plan (job, job->memory_limit, 0, C * sizeof (float), 0, 65535, &tiling))
     {
-      snprintf (err, err_size, "device memory limit of %zu bytes is too small for radius %d",
-                job->memory_limit, job->radius);
+      too_small (job, err, err_size);
       return GBLUR_E_NOMEM;
     }
   {
-    int reg_cols = tiling.tile_w + 2 * job->radius < img_w ? tiling.tile_w + 2 * job->radius : img_w;
+    int reg_cols = tiling.tile_w + 2 * job->radius_x < img_w ? tiling.tile_w + 2 * job->radius_x : img_w;
     CHECK (cudaSetDevice (cuda->device));
     CHECK_FAULT (alloc_fault (&cuda->mid[0], &cuda->mid_cap[0], faults, &n_alloc),
                  reserve (&cuda->mid[0], &cuda->mid_cap[0], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)),

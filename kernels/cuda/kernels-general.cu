@@ -9,7 +9,11 @@
  *                     back to the stored sample type.
  * Each of the two passes has a shared-memory tiled form and, for radii whose
  * tile would not fit in shared memory, a direct form that reads through the
- * cache.  The conversions are the same arithmetic as cpu/convert.c. */
+ * cache.  The conversions are the same arithmetic as cpu/convert.c.
+ *
+ * The vertical pass uses the y taps (tile_wy (a), radius a.ry: a halo of ry rows),
+ * the horizontal pass the x taps (a.wx, a.rx: rx columns); either radius may
+ * be 0, which makes that pass w[0] = 1 times the input: a copy. */
 #include "device-common.cuh"
 #include "launchers.cuh"
 
@@ -137,9 +141,27 @@ mid_pixel (const cuda_tile &a, int y, int image_x, int C)
   return (const float *) ((const char *) a.mid + (size_t) y * a.mid_pitch) + (size_t) rx * C;
 }
 
-/* ---- vertical pass ---- */
+/* ---- vertical pass ----
+ *
+ * SAME_TAPS (tile_same_taps): the y taps are the x taps, read as a.wx and
+ * a.rx as the isotropic kernels always did; the two cases are compiled apart
+ * so that the isotropic kernels keep their code and registers. */
 
-template <typename T, int C>
+template <bool SAME_TAPS>
+__device__ __forceinline__ const float *
+taps_y (const cuda_tile &a)
+{
+  return SAME_TAPS ? a.wx : tile_wy (a);
+}
+
+template <bool SAME_TAPS>
+__device__ __forceinline__ int
+radius_y (const cuda_tile &a)
+{
+  return SAME_TAPS ? a.rx : a.ry;
+}
+
+template <typename T, int C, bool SAME_TAPS>
 __global__ void
 vertical_direct (cuda_tile a)
 {
@@ -151,13 +173,13 @@ vertical_direct (cuda_tile a)
   float acc[C], up[C], down[C];
 
   load_pixel<T, C> (a, iy, x, acc);
-  float w0 = __ldg (&a.w[0]);
+  float w0 = __ldg (&taps_y<SAME_TAPS> (a)[0]);
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] *= w0;
-  for (int k = 1; k <= a.r; k++)
+  for (int k = 1; k <= radius_y<SAME_TAPS> (a); k++)
     {
-      float wk = __ldg (&a.w[k]);
+      float wk = __ldg (&taps_y<SAME_TAPS> (a)[k]);
       load_pixel<T, C> (a, region_row (a, iy - k), x, up);
       load_pixel<T, C> (a, region_row (a, iy + k), x, down);
 #pragma unroll
@@ -167,16 +189,16 @@ vertical_direct (cuda_tile a)
   store_mid<C> (a, y, x, acc);
 }
 
-/* Shared tile: (V_ROWS + 2r) rows x V_BLOCK_X pixels, one plane per channel
- * so neighbouring threads read neighbouring words. */
-template <typename T, int C>
+/* Shared tile: (V_ROWS + 2 ry) rows x V_BLOCK_X pixels, one plane per
+ * channel so neighbouring threads read neighbouring words. */
+template <typename T, int C, bool SAME_TAPS>
 __device__ __forceinline__ void
 vertical_load_strip (const cuda_tile &a, float *tile, int rows, int y0, int xs)
 {
   for (int i = threadIdx.y; i < rows; i += V_BLOCK_Y)
     {
       float px[C];
-      int   iy = region_row (a, a.rect.out_y0 + y0 - a.r + i);
+      int   iy = region_row (a, a.rect.out_y0 + y0 - radius_y<SAME_TAPS> (a) + i);
       load_pixel<T, C> (a, iy, xs, px);
 #pragma unroll
       for (int c = 0; c < C; c++)
@@ -184,7 +206,7 @@ vertical_load_strip (const cuda_tile &a, float *tile, int rows, int y0, int xs)
     }
 }
 
-template <int C>
+template <int C, bool SAME_TAPS>
 __device__ __forceinline__ void
 vertical_sum_strip (const cuda_tile &a, const float *tile, int rows, int y0, int x)
 {
@@ -193,38 +215,39 @@ vertical_sum_strip (const cuda_tile &a, const float *tile, int rows, int y0, int
       int y = y0 + j;
       if (y >= a.rect.out_h)
         break;
-      float w0 = __ldg (&a.w[0]);
+      const int ry = radius_y<SAME_TAPS> (a);
+      float w0 = __ldg (&taps_y<SAME_TAPS> (a)[0]);
       float acc[C];
 #pragma unroll
       for (int c = 0; c < C; c++)
-        acc[c] = w0 * tile[(c * rows + j + a.r) * V_BLOCK_X + threadIdx.x];
-      for (int k = 1; k <= a.r; k++)
+        acc[c] = w0 * tile[(c * rows + j + ry) * V_BLOCK_X + threadIdx.x];
+      for (int k = 1; k <= ry; k++)
         {
-          float wk = __ldg (&a.w[k]);
+          float wk = __ldg (&taps_y<SAME_TAPS> (a)[k]);
 #pragma unroll
           for (int c = 0; c < C; c++)
-            acc[c] += wk * (tile[(c * rows + j + a.r - k) * V_BLOCK_X + threadIdx.x]
-                            + tile[(c * rows + j + a.r + k) * V_BLOCK_X + threadIdx.x]);
+            acc[c] += wk * (tile[(c * rows + j + ry - k) * V_BLOCK_X + threadIdx.x]
+                            + tile[(c * rows + j + ry + k) * V_BLOCK_X + threadIdx.x]);
         }
       store_mid<C> (a, y, x, acc);
     }
 }
 
-template <typename T, int C>
+template <typename T, int C, bool SAME_TAPS>
 __global__ void
 vertical_tiled (cuda_tile a)
 {
   extern __shared__ float tile[];
-  const int rows = V_ROWS + 2 * a.r;
+  const int rows = V_ROWS + 2 * radius_y<SAME_TAPS> (a);
   const int x = blockIdx.x * V_BLOCK_X + threadIdx.x;
   const int y0 = blockIdx.y * V_ROWS;              /* first output row of the block */
   const int xs = min (x, a.rect.reg_w - 1);        /* keep loads inside the region */
 
-  vertical_load_strip<T, C> (a, tile, rows, y0, xs);
+  vertical_load_strip<T, C, SAME_TAPS> (a, tile, rows, y0, xs);
   __syncthreads ();
   if (x >= a.rect.reg_w)
     return;
-  vertical_sum_strip<C> (a, tile, rows, y0, x);
+  vertical_sum_strip<C, SAME_TAPS> (a, tile, rows, y0, x);
 }
 
 /* ---- horizontal pass ---- */
@@ -240,13 +263,13 @@ horizontal_direct (cuda_tile a)
   int          ix = a.rect.out_x0 + x;
   float        acc[C];
   const float *p = mid_pixel (a, y, ix, C);
-  float        w0 = __ldg (&a.w[0]);
+  float        w0 = __ldg (&a.wx[0]);
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] = w0 * p[c];
-  for (int k = 1; k <= a.r; k++)
+  for (int k = 1; k <= a.rx; k++)
     {
-      float        wk = __ldg (&a.w[k]);
+      float        wk = __ldg (&a.wx[k]);
       const float *l = mid_pixel (a, y, ix - k, C);
       const float *r = mid_pixel (a, y, ix + k, C);
 #pragma unroll
@@ -256,14 +279,14 @@ horizontal_direct (cuda_tile a)
   store_output<T, C> (a, y, x, acc);
 }
 
-/* Shared row: H_BLOCK + 2r pixels, one plane per channel. */
+/* Shared row: H_BLOCK + 2 rx pixels, one plane per channel. */
 template <int C>
 __device__ __forceinline__ void
 horizontal_load_row (const cuda_tile &a, float *tile, int width, int x0, int y)
 {
   for (int i = threadIdx.x; i < width; i += H_BLOCK)
     {
-      const float *p = mid_pixel (a, y, a.rect.out_x0 + x0 - a.r + i, C);
+      const float *p = mid_pixel (a, y, a.rect.out_x0 + x0 - a.rx + i, C);
 #pragma unroll
       for (int c = 0; c < C; c++)
         tile[c * width + i] = p[c];
@@ -274,16 +297,16 @@ template <int C>
 __device__ __forceinline__ void
 horizontal_sum_row (const cuda_tile &a, const float *tile, int width, float acc[C])
 {
-  float w0 = __ldg (&a.w[0]);
+  float w0 = __ldg (&a.wx[0]);
 #pragma unroll
   for (int c = 0; c < C; c++)
-    acc[c] = w0 * tile[c * width + threadIdx.x + a.r];
-  for (int k = 1; k <= a.r; k++)
+    acc[c] = w0 * tile[c * width + threadIdx.x + a.rx];
+  for (int k = 1; k <= a.rx; k++)
     {
-      float wk = __ldg (&a.w[k]);
+      float wk = __ldg (&a.wx[k]);
 #pragma unroll
       for (int c = 0; c < C; c++)
-        acc[c] += wk * (tile[c * width + threadIdx.x + a.r - k] + tile[c * width + threadIdx.x + a.r + k]);
+        acc[c] += wk * (tile[c * width + threadIdx.x + a.rx - k] + tile[c * width + threadIdx.x + a.rx + k]);
     }
 }
 
@@ -292,7 +315,7 @@ __global__ void
 horizontal_tiled (cuda_tile a)
 {
   extern __shared__ float tile[];
-  const int width = H_BLOCK + 2 * a.r;
+  const int width = H_BLOCK + 2 * a.rx;
   const int x0 = blockIdx.x * H_BLOCK;      /* first output pixel of the block */
   const int y = blockIdx.y;
 
@@ -309,32 +332,41 @@ horizontal_tiled (cuda_tile a)
 /* ---- fused pass: one kernel per tile for radii whose tile fits in shared memory ----
  *
  * A block makes TW x TH outputs.  Vertical: each work item walks one column
- * of the block's (TW + 2r)-wide strip down 8 output rows, loading each input
- * pixel once from global memory (converted on the fly) and multiply-adding it
- * into the 8 sums it belongs to, with the weights sliding through a register
- * window; the sums go to shared memory, so the float intermediate never
- * reaches global memory.  Horizontal: each item makes 8 consecutive outputs
- * of one row the same way, reading shared memory (neighbouring lanes take
- * neighbouring rows of an odd stride: no bank conflicts).  The results are
- * staged in shared memory again and stored coalesced. */
+ * of the block's (TW + 2 rx)-wide strip down 8 output rows, loading each
+ * input pixel (2 ry + 8 of them) once from global memory (converted on the
+ * fly) and multiply-adding it into the 8 sums it belongs to, with the y
+ * weights sliding through a register window; the sums go to shared memory,
+ * so the float intermediate never reaches global memory.  Horizontal: each
+ * item makes 8 consecutive outputs of one row the same way with the x
+ * weights, reading shared memory (neighbouring lanes take neighbouring rows
+ * of an odd stride: no bank conflicts).  The results are staged in shared
+ * memory again and stored coalesced.  The sliding taps of each axis are in
+ * shared memory (ws below): one array when the axes share their taps
+ * (tile_same_taps), else the y taps, then the x taps.  The two cases are
+ * compiled apart (SAME_TAPS), so that the isotropic kernel is the one-radius
+ * code it always was: one radius, one ws, no more registers. */
 
 #define F_THREADS 256
 #define F_GROUP   8             /* outputs per work item */
 
-/* Inputs per work item: the 2r + 8 an item reads, padded to whole groups. */
+/* Inputs per work item along an axis of radius r: the 2r + 8 an item reads,
+ * padded to whole groups (8 for r = 0). */
 __host__ __device__ __forceinline__ int fused_inputs (int r) { return (2 * r + F_GROUP + 7) & ~7; }
 /* ws[m] = w[|m - F_GROUP + 1 - r|] for m - F_GROUP + 1 in [0, 2r], else 0. */
 __host__ __device__ __forceinline__ int fused_ws_len (int r) { return fused_inputs (r) + 2 * F_GROUP; }
 
-/* The block's shared memory: ws, then C planes of TH rows of an odd stride S. */
+/* The block's shared memory: the y taps' ws (radius ry), the x taps' ws
+ * (radius rx) unless the axes share their taps, then C planes of TH rows of
+ * an odd stride S, which depends on rx only (the strip's width). */
 template <int TW>
-__host__ __device__ __forceinline__ int fused_stride (int r) { return TW + 2 * r + 9; }
+__host__ __device__ __forceinline__ int fused_stride (int rx) { return TW + 2 * rx + 9; }
 
 template <int TW, int TH>
 static size_t
-fused_shared (int r, int C)
+fused_shared (int rx, int ry, bool same_taps, int C)
 {
-  return ((size_t) fused_ws_len (r) + (size_t) C * TH * fused_stride<TW> (r)) * sizeof (float);
+  return ((size_t) fused_ws_len (ry) + (same_taps ? 0 : (size_t) fused_ws_len (rx))
+          + (size_t) C * TH * fused_stride<TW> (rx)) * sizeof (float);
 }
 
 template <int C>
@@ -354,25 +386,24 @@ slide_accumulate (const float *ws, int i0, const float (&vin)[F_GROUP][C], float
         acc[j][c] = fmaf (wwin[a - j + F_GROUP - 1], vin[a][c], acc[j][c]);
 }
 
+/* ws for the half kernel w[0..r]. */
 __device__ __forceinline__ void
-fused_load_taps (const cuda_tile &a, float *ws)
+fused_load_taps (const float *w, int r, float *ws)
 {
-  const int r = a.r;
   for (int m = threadIdx.x; m < fused_ws_len (r); m += F_THREADS)
     {
       int k = m - (F_GROUP - 1) - r;
-      ws[m] = k >= -r && k <= r ? __ldg (&a.w[k < 0 ? -k : k]) : 0.0f;
+      ws[m] = k >= -r && k <= r ? __ldg (&w[k < 0 ? -k : k]) : 0.0f;
     }
 }
 
-/* Items are (column of the strip, group of 8 rows). */
+/* Items are (column of the strip, group of 8 rows); ws holds the y taps. */
 template <typename T, int C, int TW, int TH>
 __device__ __forceinline__ void
-fused_vertical (const cuda_tile &a, const float *ws, float *vs, int bx0, int by0)
+fused_vertical (const cuda_tile &a, int rx, int ry, const float *ws, float *vs, int bx0, int by0)
 {
-  const int r = a.r;
-  const int nin = fused_inputs (r);
-  const int S = fused_stride<TW> (r);
+  const int nin = fused_inputs (ry);
+  const int S = fused_stride<TW> (rx);
 
   for (int item = threadIdx.x; item < S * (TH / F_GROUP); item += F_THREADS)
     {
@@ -383,16 +414,16 @@ fused_vertical (const cuda_tile &a, const float *ws, float *vs, int bx0, int by0
 #pragma unroll
         for (int c = 0; c < C; c++)
           acc[j][c] = 0.0f;
-      if (col < TW + 2 * r)
+      if (col < TW + 2 * rx)
         {
-          const int rx = region_col (a, bx0 - r + col);
-          const int iy0 = by0 + g * F_GROUP - r;      /* image row of input 0 */
+          const int cx = region_col (a, bx0 - rx + col);
+          const int iy0 = by0 + g * F_GROUP - ry;     /* image row of input 0 */
           for (int i0 = 0; i0 < nin; i0 += F_GROUP)
             {
               float vin[F_GROUP][C];
 #pragma unroll
               for (int q = 0; q < F_GROUP; q++)
-                load_pixel<T, C> (a, region_row (a, iy0 + i0 + q), rx, vin[q]);
+                load_pixel<T, C> (a, region_row (a, iy0 + i0 + q), cx, vin[q]);
               slide_accumulate<C> (ws, i0, vin, acc);
             }
         }
@@ -418,14 +449,15 @@ struct fused_items {
   }
 };
 
+/* ws holds the x taps. */
 template <int C, int TW, int TH>
 __device__ __forceinline__ void
-fused_horizontal (const cuda_tile &a, const float *ws, const float *vs,
+fused_horizontal (int rx, const float *ws, const float *vs,
                   float (&res)[fused_items<C, TW, TH>::PER_THREAD][F_GROUP])
 {
   using Items = fused_items<C, TW, TH>;
-  const int nin = fused_inputs (a.r);
-  const int S = fused_stride<TW> (a.r);
+  const int nin = fused_inputs (rx);
+  const int S = fused_stride<TW> (rx);
 #pragma unroll
   for (int n = 0; n < Items::PER_THREAD; n++)
     {
@@ -484,23 +516,29 @@ fused_store (const cuda_tile &a, const float *vs, int S, int bx0, int by0)
     }
 }
 
-template <typename T, int C, int TW, int TH>
+/* SAME_TAPS: tile_same_taps (a) (then rx == ry): one radius, one ws. */
+template <typename T, int C, int TW, int TH, bool SAME_TAPS>
 __global__ void __launch_bounds__ (F_THREADS)
 fused_tile (cuda_tile a)
 {
   extern __shared__ float smem[];
-  float    *ws = smem;
-  float    *vs = smem + fused_ws_len (a.r);           /* C planes of TH x S */
-  const int S = fused_stride<TW> (a.r);
+  const int rx = a.rx;
+  const int ry = SAME_TAPS ? rx : a.ry;
+  float    *wsy = smem;                                      /* the y taps */
+  float    *wsx = SAME_TAPS ? wsy : wsy + fused_ws_len (ry);   /* the x taps */
+  float    *vs = wsx + fused_ws_len (rx);                    /* C planes of TH x S */
+  const int S = fused_stride<TW> (rx);
   const int bx0 = a.rect.out_x0 + blockIdx.x * TW;    /* image column of the first output */
   const int by0 = a.rect.out_y0 + blockIdx.y * TH;
   float     res[fused_items<C, TW, TH>::PER_THREAD][F_GROUP];
 
-  fused_load_taps (a, ws);
+  fused_load_taps (SAME_TAPS ? a.wx : tile_wy (a), ry, wsy);
+  if (!SAME_TAPS)
+    fused_load_taps (a.wx, rx, wsx);
   __syncthreads ();
-  fused_vertical<T, C, TW, TH> (a, ws, vs, bx0, by0);
+  fused_vertical<T, C, TW, TH> (a, rx, ry, wsy, vs, bx0, by0);
   __syncthreads ();
-  fused_horizontal<C, TW, TH> (a, ws, vs, res);
+  fused_horizontal<C, TW, TH> (rx, wsx, vs, res);
   __syncthreads ();
   fused_stage<C, TW, TH> (res, vs, S);
   __syncthreads ();
@@ -510,26 +548,32 @@ fused_tile (cuda_tile a)
 /* ---- launching ---- */
 
 /* The fused kernel when its tile fits the shared-memory limit;
- * cudaErrorNotSupported (nothing launched) when it does not. */
+ * cudaErrorNotSupported (nothing launched) when it does not.  The byte count
+ * is the layout fused_tile sets up: one ws when the axes share their taps
+ * (the SAME_TAPS kernel), else two. */
 template <typename T, int C, int TW, int TH>
 static cudaError_t
 launch_fused_shape (const cuda_tile &a, size_t shared_limit, cudaStream_t stream)
 {
-  size_t bytes = fused_shared<TW, TH> (a.r, C);
+  const bool same_taps = tile_same_taps (a);
+  size_t     bytes = fused_shared<TW, TH> (a.rx, a.ry, same_taps, C);
 
   if (bytes > shared_limit)
     return cudaErrorNotSupported;
   dim3 grid ((a.rect.out_w + TW - 1) / TW, (a.rect.out_h + TH - 1) / TH);
-  return launch_with_smem<fused_tile<T, C, TW, TH>> (grid, F_THREADS, bytes, stream, a);
+  if (same_taps)
+    return launch_with_smem<fused_tile<T, C, TW, TH, true>> (grid, F_THREADS, bytes, stream, a);
+  return launch_with_smem<fused_tile<T, C, TW, TH, false>> (grid, F_THREADS, bytes, stream, a);
 }
 
-/* Small radii: square-ish tiles (few halo rows to re-read); larger radii: wide
- * flat tiles, so the 2r halo columns cost little vertical work. */
+/* Small horizontal radii: square-ish tiles (few halo rows to re-read);
+ * larger ones: wide flat tiles, so the 2 rx halo columns cost little
+ * vertical work. */
 template <typename T, int C>
 static cudaError_t
 launch_fused (const cuda_tile &a, size_t shared_limit, cudaStream_t stream)
 {
-  if (a.r <= 16)
+  if (a.rx <= 16)
     return launch_fused_shape<T, C, 128, 32> (a, shared_limit, stream);
   return launch_fused_shape<T, C, 512, 8> (a, shared_limit, stream);
 }
@@ -540,19 +584,21 @@ static cudaError_t
 launch_two_pass (const cuda_tile &a, cudaStream_t stream)
 {
   const dim3  v_block (V_BLOCK_X, V_BLOCK_Y);
-  size_t      v_shared = (size_t) (V_ROWS + 2 * a.r) * V_BLOCK_X * C * sizeof (float);
-  size_t      h_shared = (size_t) (H_BLOCK + 2 * a.r) * C * sizeof (float);
+  size_t      v_shared = (size_t) (V_ROWS + 2 * a.ry) * V_BLOCK_X * C * sizeof (float);
+  size_t      h_shared = (size_t) (H_BLOCK + 2 * a.rx) * C * sizeof (float);
   cudaError_t e;
 
   if (v_shared <= SHARED_LIMIT)
     {
       dim3 grid ((a.rect.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.rect.out_h + V_ROWS - 1) / V_ROWS);
-      e = launch_with_smem<vertical_tiled<T, C>> (grid, v_block, v_shared, stream, a);
+      e = tile_same_taps (a) ? launch_with_smem<vertical_tiled<T, C, true>> (grid, v_block, v_shared, stream, a)
+                             : launch_with_smem<vertical_tiled<T, C, false>> (grid, v_block, v_shared, stream, a);
     }
   else
     {
       dim3 grid ((a.rect.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.rect.out_h + V_BLOCK_Y - 1) / V_BLOCK_Y);
-      e = launch_with_smem<vertical_direct<T, C>> (grid, v_block, 0, stream, a);
+      e = tile_same_taps (a) ? launch_with_smem<vertical_direct<T, C, true>> (grid, v_block, 0, stream, a)
+                             : launch_with_smem<vertical_direct<T, C, false>> (grid, v_block, 0, stream, a);
     }
   if (e != cudaSuccess)
     return e;

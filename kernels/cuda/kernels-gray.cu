@@ -575,11 +575,11 @@ launch_gray_small (const cuda_tile &t, const float *w, bool linear, cudaStream_t
   s.vector_loads = ((uintptr_t) (t.src + (ptrdiff_t) (t.rect.out_x0 - t.rect.reg_x0 - 8) * (ptrdiff_t) sizeof (T))
                     | t.src_pitch) % align == 0;
   s.vector_stores = ((uintptr_t) t.dst | t.dst_pitch) % 8 == 0;
-  for (int k = 0; k <= t.r; k++)
+  for (int k = 0; k <= t.rx; k++)
     s.w[k] = w[k];
   if (sizeof (T) == 1 && linear)
-    return launch_small_radius<unsigned char, true> (s, t.r, stream);
-  return launch_small_radius<T, false> (s, t.r, stream);
+    return launch_small_radius<unsigned char, true> (s, t.rx, stream);
+  return launch_small_radius<T, false> (s, t.rx, stream);
 }
 
 /* Radius GRAY_EXACT_RADIUS + 1 .. GRAY_MAX_RADIUS, padded to a multiple of 4. */
@@ -597,15 +597,16 @@ launch_gray_blocked (GrayArgs &a, int r, const float *w, bool linear, cudaStream
 }
 
 /* Fills the taps and launches; cudaErrorNotSupported when the radius is
- * beyond this path. */
+ * beyond this path, or the two axes have different taps: these
+ * kernels use one set of taps, wx and rx, for both passes. */
 template <typename T>
 static cudaError_t
 launch_gray_typed (const cuda_tile &t, const float *w, cudaStream_t stream)
 {
-  const int  r = t.r;
+  const int  r = t.rx;
   const bool linear = (t.flags & GBLUR_LINEAR_LIGHT) != 0;
 
-  if (r < 1 || r > GRAY_MAX_RADIUS)
+  if (!tile_same_taps (t) || r < 1 || r > GRAY_MAX_RADIUS)
     return cudaErrorNotSupported;
   if (r <= GRAY_EXACT_RADIUS && sizeof (T) == 1)
     return launch_gray_small<T> (t, w, linear, stream);

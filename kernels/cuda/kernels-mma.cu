@@ -279,7 +279,9 @@ cudaError_t
 launch_mma_gray (const cuda_tile &t, cudaStream_t stream)
 {
   const size_t mid_pitch = ((size_t) t.rect.reg_h * 2 + 15) & ~(size_t) 15;
-  if (t.r > MMA_MAX_RADIUS || (size_t) t.rect.out_w * mid_pitch > t.mid_bytes)
+  /* The same taps on both axes only (so rx == ry): both passes
+   * use wx and rx. */
+  if (!tile_same_taps (t) || t.rx > MMA_MAX_RADIUS || (size_t) t.rect.out_w * mid_pitch > t.mid_bytes)
     return cudaErrorNotSupported;
   MmaArgs a;
   memset (&a, 0, sizeof a);
@@ -291,8 +293,8 @@ launch_mma_gray (const cuda_tile &t, cudaStream_t stream)
   a.out_cols = t.rect.out_w;
   a.out = (unsigned char *) t.mid;
   a.out_pitch = mid_pitch;
-  a.w = t.w;
-  a.r = t.r;
+  a.w = t.wx;
+  a.r = t.rx;
   cudaError_t e = launch_mma_pass<unsigned char, __half> (a, stream);
   if (e != cudaSuccess)
     return e;

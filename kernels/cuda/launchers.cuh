@@ -7,7 +7,8 @@
 
 #include "tile.cuh"
 
-/* kernels-general.cu: any sample type and 1..4 channels.  The fused kernel
+/* kernels-general.cu: any sample type and 1..4 channels, per-axis taps
+ * (t.wx, t.rx horizontal; tile_wy (t), t.ry vertical; a radius may be 0).  The fused kernel
  * when its tile needs at most fused_shared_limit bytes of shared memory,
  * else the vertical and horizontal kernels through t.mid (float). */
 cudaError_t launch_general (const cuda_tile &t, gblur_sample sample, int channels,
@@ -16,16 +17,16 @@ cudaError_t launch_general (const cuda_tile &t, gblur_sample sample, int channel
 cudaError_t general_kernels_loadable (void);
 
 /* kernels-gray.cu: one channel of u8 (optionally in linear light) or float,
- * radius 1..GRAY_MAX_RADIUS, the taps in the kernel parameters (from
- * host_weights[0..t.r]).  Radii up to GRAY_EXACT_RADIUS are compiled one by
- * one. */
+ * the same taps on both axes (tile_same_taps), radius 1..GRAY_MAX_RADIUS, the
+ * taps in the kernel parameters (from host_weights[0..t.rx]).  Radii up to
+ * GRAY_EXACT_RADIUS are compiled one by one. */
 #define GRAY_MAX_RADIUS   64
 #define GRAY_EXACT_RADIUS 8
 cudaError_t launch_gray (const cuda_tile &t, gblur_sample sample, const float *host_weights,
                          cudaStream_t stream);
 
-/* kernels-mma.cu: one channel of u8 without the sRGB curve, radius up to
- * MMA_MAX_RADIUS, on the tensor cores (sm_80+: older targets compile a stub
+/* kernels-mma.cu: one channel of u8 without the sRGB curve, the same taps on
+ * both axes (tile_same_taps), radius up to MMA_MAX_RADIUS, on the tensor cores (sm_80+: older targets compile a stub
  * that traps, so only call it on such devices) through an fp16 intermediate
  * in t.mid, which must hold out_w rows of reg_h samples. */
 #define MMA_MAX_RADIUS 512

@@ -21,12 +21,35 @@ struct cuda_tile {
   size_t               mid_bytes;   /* what `mid` holds */
   unsigned char       *dst;         /* output tile origin */
   size_t               dst_pitch;
-  const float         *w;           /* the half kernel w[0..r] */
-  int                  r;
+  /* The half kernels of the horizontal (x) and vertical (y) passes:
+   * wx[0..rx] and wy[0..ry], where wy = wx + wy_offset (tile_wy).  A radius
+   * may be 0 (the pass copies), not both.  wy_offset is 0 exactly when the
+   * two axes have the same taps (tile_same_taps; then rx == ry): the gray
+   * and tensor-core kernels, which serve only that case, read wx and rx.
+   * (wx and rx lie where the one kernel and radius were, ry and wy_offset
+   * after the rest: the struct is the same as before but for 8 more bytes at
+   * its end, which keeps ptxas's register allocation of the isotropic
+   * kernels as it was; a pointer there, 16 bytes with padding, did not.) */
+  const float         *wx;
+  int                  rx;
   unsigned             flags;       /* GBLUR_LINEAR_LIGHT, GBLUR_PREMULTIPLY_ALPHA */
   const float         *decode_u8;           /* gblur_srgb_tables.decode_u8 */
   const float         *encode_u8_threshold; /* gblur_srgb_tables.encode_u8_threshold */
+  int                  wy_offset;   /* floats from wx to wy; 0: the same taps */
+  int                  ry;
 };
+
+__host__ __device__ __forceinline__ const float *
+tile_wy (const cuda_tile &t)
+{
+  return t.wx + t.wy_offset;
+}
+
+__host__ __device__ __forceinline__ bool
+tile_same_taps (const cuda_tile &t)
+{
+  return t.wy_offset == 0;
+}
 
 /* Dynamic shared memory a kernel may use without opting in. */
 #define CUDA_DEFAULT_SHARED (48 * 1024)
