@@ -180,9 +180,9 @@ shape_params (const BlurShape *shape, const PixelLayout *layout, gblur_progress_
 }
 
 /* The rectangle to read for `roi`: grown by the blur's reach on each axis.
- * Clamped to the buffer where the abyss is clamped anyway (the engine clamps
- * as a whole-image blur would), else read whole: GEGL fills it.  All at the
- * shape's mipmap level. */
+ * Cut to the buffer where the abyss is clamped anyway and `roi` lies inside
+ * it (the engine clamps as a whole-image blur would), else read whole: GEGL
+ * fills what lies outside.  All at the shape's mipmap level. */
 static GeglRectangle
 halo_of (GeglBuffer *buffer, const GeglRectangle *roi, const BlurShape *shape)
 {
@@ -192,8 +192,6 @@ halo_of (GeglBuffer *buffer, const GeglRectangle *roi, const BlurShape *shape)
                                 roi->height + 2 * ry };
   GeglRectangle        bounds = *extent;
 
-  if (shape->abyss != GEGL_ABYSS_CLAMP)
-    return halo;
   if (shape->level > 0)
     {
       bounds.x = extent->x >> shape->level;
@@ -201,7 +199,9 @@ halo_of (GeglBuffer *buffer, const GeglRectangle *roi, const BlurShape *shape)
       bounds.width = ((extent->x + extent->width) >> shape->level) - bounds.x;
       bounds.height = ((extent->y + extent->height) >> shape->level) - bounds.y;
     }
-  gegl_rectangle_intersect (&halo, &halo, &bounds);
+  /* A result that grows past the buffer needs the abyss around it too. */
+  if (shape->abyss == GEGL_ABYSS_CLAMP && gegl_rectangle_contains (&bounds, roi))
+    gegl_rectangle_intersect (&halo, &halo, &bounds);
   return halo;
 }
 
