@@ -1,0 +1,126 @@
+#!/bin/sh
+# The operation cuda:gaussian-blur as a GIMP 3 user meets it, under Xvfb,
+# driven with xdotool: open it from its menu entry (through GIMP's action
+# search, by its label), check the canvas shows the blur, change Size X and
+# check the canvas changes again, OK: the layer has the filter as an effect
+# (what the Layers dialog shows); undo: the effect is gone.
+#   tests/operation/gui-op-test.sh 3.0|3.2 [-|DIR] [ARTIFACTS]
+# DIR: a build of the plug-in and the operation in the chroot (default: build
+# one).  Ends with "N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$top/tests/gimp/common.sh"
+gimp_version "${1:?usage: gui-op-test.sh 3.0|3.2 [-|DIR] [ARTIFACTS]}"
+[ "$major" = 3 ] || { echo "the operation's GUI test needs GIMP 3" >&2; exit 2; }
+build=${2:--}
+work=$(mktemp -d /tmp/cgb-opgui$version.XXXXXX)
+artifacts=${3:-$work/artifacts}
+modules=$work/data/gegl-0.4/plug-ins
+mkdir -p "$artifacts" "$work/profile" "$modules"
+PY=/usr/bin/python3
+label="Gaussian Blur (CUDA)"
+
+$PY -c "
+import sys; sys.path.insert(0, '$top/tests/gimp'); import batch_test as bt, numpy as np
+bt.imwrite('$work/in.png', np.round(bt.pattern(240, 320, 3) * 255).astype(np.uint8))" || exit 1
+# The script reports the layer's filters after OK and after Undo, then quits.
+cat >"$work/opgui.scm" <<SCM
+(gimp-message-set-handler CONSOLE)
+(define (seen name) (pair? (car (file-glob #:pattern (string-append "$work/" name) #:filename-encoding FALSE))))
+(define (wait-for name) (if (not (seen name)) (wait-for name)))
+(define img (car (gimp-file-load RUN-NONINTERACTIVE "$work/in.png")))
+(define drw (vector-ref (car (gimp-image-get-layers img)) 0))
+(gimp-display-new img)
+(wait-for "applied.marker")
+(gimp-message (string-append "OPGUI AFTER-OK " (number->string (vector-length (car (gimp-drawable-get-filters drw))))))
+(wait-for "undone.marker")
+(gimp-message (string-append "OPGUI AFTER-UNDO " (number->string (vector-length (car (gimp-drawable-get-filters drw))))))
+(gimp-quit 0)
+SCM
+gimprc_quiet "$work/profile"
+echo "(config-version \"${release##* }\")" >>"$work/profile/gimprc"
+start_xvfb "$work/xvfb.log" || exit 1
+gimp3_build "$work" "$build" /build-gimp$version-gui || exit 1
+in_gimp3 "$work" "
+  set -e
+  cp $plugin_dir/plugin/cuda-gaussian-blur.so $modules/ && cp -r $plugin_dir/po/locale $modules/
+  export DISPLAY=$DISPLAY GIMP3_DIRECTORY=$work/profile XDG_DATA_HOME=$work/data
+  $(gimp_binary gui) --no-splash --batch-interpreter=plug-in-script-fu-eval -b '(load \"$work/opgui.scm\")'" \
+  >"$work/log" 2>&1 &
+gimp=$!
+
+passed=0 failed=0
+result () { # ok name detail
+  if [ "$1" = 1 ]; then passed=$((passed + 1)); echo "PASS: $2${3:+ — $3}"
+  else failed=$((failed + 1)); echo "FAIL: $2${3:+ — $3}"; fi
+}
+wait_for () { # WHAT SECONDS COMMAND...
+  local what=$1 limit=$2
+  shift 2
+  wait_until "$limit" "$gimp" "$what" "$@" 2>"$work/why" && return 0
+  result 0 "$(cat "$work/why")"
+  return 1
+}
+changed () { # A B: pixels that differ
+  x compare -metric AE "$1" "$2" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1
+}
+canvas () { sleep 2; x import -window "$image_win" "$1"; }
+
+# GIMP 3 names the image window "*[Untitled]-1.0 (RGB color ...) 320x240 – GIMP".
+if wait_for "the image window" 240 find_window "– GIMP\$"; then
+  image_win=$win
+  canvas "$work/plain.png"
+  # Its menu entry, by its label, through the action search ("/").
+  x xdotool windowfocus --sync "$image_win"; x xdotool key slash
+  wait_for "the action search" 20 find_window "Search Actions" &&
+    x xdotool windowfocus --sync "$win" && x xdotool type --delay 50 "$label"
+  sleep 1; x import -window root "$artifacts/gimp$version-operation-search.png"
+  x xdotool key Return
+  dialog_name="cuda:gaussian-blur|^$label\$"
+  if wait_for "the filter's dialog '$label'" 60 find_window "$dialog_name"; then
+    dialog=$win
+    result 1 "the operation opens from its menu entry" "dialog '$label'"
+    canvas "$work/preview1.png"
+    x import -window root "$artifacts/gimp$version-operation-dialog.png"
+    n=$(changed "$work/plain.png" "$work/preview1.png")
+    result $([ "${n:-0}" -gt 2000 ] && echo 1 || echo 0) "the canvas shows the blur" "$n pixels changed"
+    # Size X: two Tabs from where the dialog starts, its text selected.
+    x xdotool windowfocus --sync "$dialog"; x xdotool key Tab; x xdotool key Tab
+    x xdotool type "12"; x xdotool key Tab
+    canvas "$work/preview2.png"
+    n=$(changed "$work/preview1.png" "$work/preview2.png")
+    result $([ "${n:-0}" -gt 2000 ] && echo 1 || echo 0) "the canvas follows Size X" "$n pixels changed"
+    x xdotool windowfocus --sync "$dialog"; x xdotool key alt+o
+    gone () { ! timeout 5 xdotool search --onlyvisible --name "$dialog_name" >/dev/null 2>&1; }
+    wait_for "the filter's dialog to close on OK" 30 gone && result 1 "OK closes the filter's dialog"
+  fi
+  # What was on the screen, for a failure's report.
+  x xdotool search --onlyvisible --name . 2>/dev/null | while read -r w; do
+    echo "window: $(x xdotool getwindowname "$w")"; done >"$work/windows.txt"
+  touch "$work/applied.marker"
+  wait_for "the filters reported after OK" 60 log_has "$work/log" "OPGUI AFTER-OK"
+  x import -window root "$artifacts/gimp$version-operation-after-ok.png"
+  # Edit ▸ Undo, through the action search as well.
+  x xdotool windowfocus --sync "$image_win"; x xdotool key slash
+  wait_for "the action search" 20 find_window "Search Actions" &&
+    x xdotool windowfocus --sync "$win" && x xdotool type --delay 50 "Undo"
+  sleep 1; x import -window root "$artifacts/gimp$version-operation-undo-search.png"
+  x xdotool key Return; sleep 2
+  x import -window root "$artifacts/gimp$version-operation-after-undo.png"
+  touch "$work/undone.marker"
+  wait_for "the filters reported after Undo" 60 log_has "$work/log" "OPGUI AFTER-UNDO"
+fi
+ok=$(sed -n 's/.*OPGUI AFTER-OK \([0-9]*\).*/\1/p' "$work/log" | head -n 1)
+undo=$(sed -n 's/.*OPGUI AFTER-UNDO \([0-9]*\).*/\1/p' "$work/log" | head -n 1)
+result $([ "${ok:-0}" = 1 ] && echo 1 || echo 0) "after OK the layer has the effect (Layers dialog)" "${ok:-no} filter(s)"
+result $([ "${undo:-x}" = 0 ] && echo 1 || echo 0) "Undo removes it" "${undo:-no} filter(s) left"
+
+wait_until 30 "" "GIMP to quit" sh -c "! kill -0 $gimp 2>/dev/null" 2>/dev/null
+kill $gimp 2>/dev/null; pkill -f "$work/opgui.scm" 2>/dev/null
+kill $xvfb 2>/dev/null
+echo "$passed passed, $failed failed"
+if [ $failed -ne 0 ]; then
+  echo "log and files kept in $work"; tail -n 30 "$work/log"; exit 1
+fi
+rm -rf "$work"
