@@ -95,7 +95,10 @@ gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags, gb
           float    v = clamp01 (values[i]);
           uint16_t code;
           if (linear && !(has_alpha && i % channels == channels - 1))
-            v = v <= 0.0031308f ? 12.92f * v : 1.055f * powf (v, 1.0f / 2.4f) - 0.055f;
+            v = v <= (float) GBLUR_SRGB_ENCODE_KNEE
+                  ? (float) GBLUR_SRGB_SLOPE * v
+                  : (float) GBLUR_SRGB_SCALE * powf (v, 1.0f / (float) GBLUR_SRGB_GAMMA)
+                      - (float) GBLUR_SRGB_OFFSET;
           code = (uint16_t) (clamp01 (v) * 65535.0f + 0.5f);
           memcpy (row + 2 * (size_t) i, &code, 2);
         }
