@@ -139,20 +139,23 @@ blur_case_xy (gblur_engine *engine, int w, int h, int c, gblur_sample s, double 
   blur_case_params (engine, w, h, c, s, &params, src_pad, dst_pad, pattern, label);
 }
 
+/* Every size class, sample type, channel count and option, with each of
+ * the n sigma settings (flags are the matrix's). */
 static void
-test_matrix (gblur_engine *engine)
+run_matrix (gblur_engine *engine, const gblur_params *sigmas, size_t n, const char *label)
 {
   static const int sizes[][2] = { { 1, 1 }, { 1, 23 }, { 23, 1 }, { 13, 7 }, { 61, 37 }, { 127, 3 }, { 5, 131 } };
-  static const double sigmas[] = { 0.1, 0.5, 1, 2.5, 10, 50, 500 };
   static const gblur_sample samples[] = { GBLUR_U8, GBLUR_U16, GBLUR_F32 };
   int n_sizes = sizeof sizes / sizeof sizes[0];
 
   for (int si = 0; si < n_sizes; si++)
-    for (size_t gi = 0; gi < sizeof sigmas / sizeof sigmas[0]; gi++)
+    for (size_t gi = 0; gi < n; gi++)
       for (int sa = 0; sa < 3; sa++)
         for (int c = 1; c <= 4; c++)
           for (unsigned flags = 0; flags < 4; flags++)
             {
+              gblur_params params = sigmas[gi];
+
               if ((flags & GBLUR_LINEAR_LIGHT) && samples[sa] == GBLUR_F32)
                 continue;
               if ((flags & GBLUR_PREMULTIPLY_ALPHA) && c < 2)
@@ -160,9 +163,21 @@ test_matrix (gblur_engine *engine)
               if (quick && (rng () % 4) != 0)
                 continue;
               size_t pad = (si + gi + c) % 2 ? 0 : 1 + rng () % 13;
-              blur_case (engine, sizes[si][0], sizes[si][1], c, samples[sa], sigmas[gi], flags,
-                         pad, (si + c) % 3 ? 0 : 7, (int) (rng () % 2), "matrix");
+              params.flags = flags;
+              blur_case_params (engine, sizes[si][0], sizes[si][1], c, samples[sa], &params, pad,
+                                (si + c) % 3 ? 0 : 7, (int) (rng () % 2), label);
             }
+}
+
+static void
+test_matrix (gblur_engine *engine)
+{
+  static const double sigmas[] = { 0.1, 0.5, 1, 2.5, 10, 50, 500 };
+  gblur_params params[sizeof sigmas / sizeof sigmas[0]];
+
+  for (size_t i = 0; i < sizeof sigmas / sizeof sigmas[0]; i++)
+    params[i] = (gblur_params) { .sigma = sigmas[i] };
+  run_matrix (engine, params, sizeof sigmas / sizeof sigmas[0], "matrix");
 }
 
 /* Pairs (sigma_x, sigma_y) for the per-axis cases: anisotropic, one axis 0
@@ -176,32 +191,15 @@ static const double axis_pairs[][2] = {
 };
 #define N_AXIS_PAIRS (sizeof axis_pairs / sizeof axis_pairs[0])
 
-/* Every size class, sample type, channel count and option with a sigma per
- * axis. */
+/* The matrix with a sigma per axis. */
 static void
 test_axis_matrix (gblur_engine *engine)
 {
-  static const int sizes[][2] = { { 1, 1 }, { 1, 23 }, { 23, 1 }, { 13, 7 }, { 61, 37 }, { 127, 3 }, { 5, 131 } };
-  static const gblur_sample samples[] = { GBLUR_U8, GBLUR_U16, GBLUR_F32 };
-  int n_sizes = sizeof sizes / sizeof sizes[0];
+  gblur_params params[N_AXIS_PAIRS];
 
-  for (int si = 0; si < n_sizes; si++)
-    for (size_t gi = 0; gi < N_AXIS_PAIRS; gi++)
-      for (int sa = 0; sa < 3; sa++)
-        for (int c = 1; c <= 4; c++)
-          for (unsigned flags = 0; flags < 4; flags++)
-            {
-              if ((flags & GBLUR_LINEAR_LIGHT) && samples[sa] == GBLUR_F32)
-                continue;
-              if ((flags & GBLUR_PREMULTIPLY_ALPHA) && c < 2)
-                continue;
-              if (quick && (rng () % 4) != 0)
-                continue;
-              size_t pad = (si + gi + c) % 2 ? 0 : 1 + rng () % 13;
-              blur_case_xy (engine, sizes[si][0], sizes[si][1], c, samples[sa], axis_pairs[gi][0],
-                            axis_pairs[gi][1], flags, pad, (si + c) % 3 ? 0 : 7, (int) (rng () % 2),
-                            "axis matrix");
-            }
+  for (size_t i = 0; i < N_AXIS_PAIRS; i++)
+    params[i] = (gblur_params) { .sigma_x = axis_pairs[i][0], .sigma_y = axis_pairs[i][1] };
+  run_matrix (engine, params, N_AXIS_PAIRS, "axis matrix");
 }
 
 /* Tiles and stripes: small memory limits force many stripes and column
