@@ -128,23 +128,12 @@ get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
   return box;
 }
 
-/* `rect` at mipmap `level`, as GEGL's own blurs scale it. */
-static GeglRectangle
-at_level (const GeglRectangle *rect, gint level)
-{
-  GeglRectangle scaled = { rect->x >> level, rect->y >> level, 0, 0 };
-
-  scaled.width = ((rect->x + rect->width) >> level) - scaled.x;
-  scaled.height = ((rect->y + rect->height) >> level) - scaled.y;
-  return scaled;
-}
-
 static gboolean
 process (GeglOperation *operation, GeglBuffer *input, GeglBuffer *output,
          const GeglRectangle *result, gint level)
 {
   GeglProperties *o = GEGL_PROPERTIES (operation);
-  GeglRectangle   roi = at_level (result, level);
+  GeglRectangle   roi = blur_rectangle_at_level (result, level);
   BlurShape       shape = { o->std_dev_x / (1 << level), o->std_dev_y / (1 << level), o->linear,
                             abyss_of (o->abyss_policy), level };
 

@@ -127,9 +127,7 @@ relay_progress (int rows_done, int rows_total, void *user_data)
 static gint
 layout_bytes_per_pixel (const PixelLayout *layout)
 {
-  static const gint sample_bytes[] = { [GBLUR_U8] = 1, [GBLUR_U16] = 2, [GBLUR_F32] = 4 };
-
-  return layout->channels * sample_bytes[layout->sample];
+  return layout->channels * (gint) gblur_sample_size (layout->sample);
 }
 
 /* Reads `rect` (at the shape's mipmap level) of `buffer` into rows at
@@ -179,6 +177,16 @@ shape_params (const BlurShape *shape, const PixelLayout *layout, gblur_progress_
   return params;
 }
 
+GeglRectangle
+blur_rectangle_at_level (const GeglRectangle *rect, gint level)
+{
+  GeglRectangle scaled = { rect->x >> level, rect->y >> level, 0, 0 };
+
+  scaled.width = ((rect->x + rect->width) >> level) - scaled.x;
+  scaled.height = ((rect->y + rect->height) >> level) - scaled.y;
+  return scaled;
+}
+
 /* The rectangle to read for `roi`: grown by the blur's reach on each axis.
  * Cut to the buffer where the abyss is clamped anyway and `roi` lies inside
  * it (the engine clamps as a whole-image blur would), else read whole: GEGL
@@ -190,15 +198,8 @@ halo_of (GeglBuffer *buffer, const GeglRectangle *roi, const BlurShape *shape)
   gint                 rx = gblur_radius (shape->sigma_x), ry = gblur_radius (shape->sigma_y);
   GeglRectangle        halo = { roi->x - rx, roi->y - ry, roi->width + 2 * rx,
                                 roi->height + 2 * ry };
-  GeglRectangle        bounds = *extent;
+  GeglRectangle        bounds = blur_rectangle_at_level (extent, shape->level);
 
-  if (shape->level > 0)
-    {
-      bounds.x = extent->x >> shape->level;
-      bounds.y = extent->y >> shape->level;
-      bounds.width = ((extent->x + extent->width) >> shape->level) - bounds.x;
-      bounds.height = ((extent->y + extent->height) >> shape->level) - bounds.y;
-    }
   /* A result that grows past the buffer needs the abyss around it too. */
   if (shape->abyss == GEGL_ABYSS_CLAMP && gegl_rectangle_contains (&bounds, roi))
     gegl_rectangle_intersect (&halo, &halo, &bounds);

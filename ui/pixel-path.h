@@ -18,6 +18,10 @@ typedef struct {
   gint            level;
 } BlurShape;
 
+/* `rect` at mipmap `level` (GEGL's own blurs scale it so). */
+GeglRectangle blur_rectangle_at_level (const GeglRectangle *rect,
+                                       gint                 level);
+
 /* Progress sink: fraction in [0,1]. */
 typedef void (*BlurProgressFunc) (gdouble fraction, gpointer user_data);
 
