@@ -163,18 +163,14 @@ write_rows (GeglBuffer *output, const GeglRectangle *rect, gint level, const Pix
   gegl_buffer_flush (output);
 }
 
-/* The engine's parameters for the shape: one sigma when both axes share it. */
+/* The engine's parameters for the shape: always a sigma per axis (the
+ * engine shares the taps when both are equal). */
 static gblur_params
 shape_params (const BlurShape *shape, const PixelLayout *layout, gblur_progress_fn progress,
               gpointer data)
 {
-  gblur_params params = { .flags = layout->flags, .progress = progress, .user_data = data };
-
-  if (shape->sigma_x == shape->sigma_y)
-    params.sigma = shape->sigma_x;
-  else
-    params.sigma_x = shape->sigma_x, params.sigma_y = shape->sigma_y;
-  return params;
+  return (gblur_params) { .flags = layout->flags, .progress = progress, .user_data = data,
+                          .sigma_x = shape->sigma_x, .sigma_y = shape->sigma_y };
 }
 
 GeglRectangle

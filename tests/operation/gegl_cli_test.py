@@ -19,6 +19,7 @@ CASES = [
     ("rgba8-tall-perceptual", "rgba8", 1.0, 6.0, "clamp", True, False),
     ("rgba8-x-only", "rgba8", 3.0, 0.0, "clamp", True, True),
     ("rgba8-y-only", "rgba8", 0.0, 3.0, "clamp", True, True),
+    ("rgba8-tiny", "rgba8", 0.05, 0.05, "clamp", True, True),   # below the procedure's 0.1
     ("rgba8-none", "rgba8", 3.0, 3.0, "none", True, True),
     ("rgba8-black", "rgba8", 3.0, 2.0, "black", True, True),
     ("rgba8-white", "rgba8", 2.0, 3.0, "white", True, True),
@@ -57,6 +58,10 @@ def run(module_dir, work):
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
         if r.returncode != 0 or not os.path.exists(out_path):
             print(f"FAIL: {name} — gegl exited {r.returncode}: {r.stderr.strip()[-300:]}")
+            failed += 1
+            continue
+        if "the input is passed through" in r.stderr:   # operation_blur could not blur
+            print(f"FAIL: {name} — the operation did not blur: {r.stderr.strip()[-300:]}")
             failed += 1
             continue
         src = bt.read(path)
