@@ -55,6 +55,12 @@ gblur_radius (double sigma)
   return (int) ceil (3.0 * sigma);
 }
 
+size_t
+gblur_sample_size (gblur_sample sample)
+{
+  return sample == GBLUR_U8 ? 1 : sample == GBLUR_U16 ? 2 : 4;
+}
+
 gblur_status
 gblur_engine_run_window (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
                          gblur_image *dst, const gblur_params *params, gblur_result *result)
