@@ -194,36 +194,63 @@ FN (vertical_fold) (const float *const *rows, int r, const float *w, float *cons
 
 /* outs[j][x] = sum_i wz[i - j + ROWS - 1] * rows[i][x] for j < nblk * ROWS,
  * over rows i of [j - ROWS + 1, j + 2r] (nrows = 2r + ROWS per sub-block of
- * ROWS outputs); n is a multiple of VL; wz holds one tap per VMAX floats.
+ * ROWS outputs); n is a multiple of VL; wz holds one tap per VMAX floats;
+ * rows[0] is image row row0 (clamped rows keep their unclamped number).
  * The zero padding of wz makes every (i, j) pair of a sub-block valid, so
- * the inner loop has no branches.  The sub-blocks of one column strip run
- * one after the other, so the strip's input lines are fetched once and then
- * found in the L1 cache. */
+ * the inner loop has no branches.  The sums are made of partial sums, one
+ * per GBLUR_SUM_CHUNK image rows (fixed rows, so that an output's arithmetic
+ * does not depend on its tile), added into outs.  The sub-blocks of one
+ * column strip run one after the other, so the strip's input lines are
+ * fetched once and then found in the L1 cache. */
 INLINE void
-FN (vertical_block) (const float *const *rows, int nrows, int nblk, const float *wz,
+FN (vertical_block) (const float *const *rows, int nrows, int row0, int nblk, const float *wz,
                      float *const *outs, size_t n)
 {
   for (size_t x = 0; x < n; x += VL)
     for (int b = 0; b < nblk; b++)
       {
         const float *const *brows = rows + b * ROWS;
+        float *const       *bouts = outs + b * ROWS;
+        const int           brow0 = row0 + b * ROWS;
         V acc[ROWS];
-        for (int j = 0; j < ROWS; j++)
-          acc[j] = (V) { 0 };
-        for (int i = 0; i < nrows; i++)
+        /* i0..i1: the rows of one partial sum, up to a multiple of
+         * GBLUR_SUM_CHUNK image rows */
+        for (int i0 = 0, i1; i0 < nrows; i0 = i1)
           {
-            const V      v = VLOAD (brows[i] + x);
-            const float *wi = wz + (size_t) (i + ROWS - 1) * VMAX;
+            i1 = i0 + GBLUR_SUM_CHUNK - ((brow0 + i0) & (GBLUR_SUM_CHUNK - 1));
+            i1 = i1 < nrows ? i1 : nrows;
             for (int j = 0; j < ROWS; j++)
-              acc[j] += v * VLOAD (wi - (size_t) j * VMAX);
+              acc[j] = (V) { 0 };
+            for (int i = i0; i < i1; i++)
+              {
+                const V      v = VLOAD (brows[i] + x);
+                const float *wi = wz + (size_t) (i + ROWS - 1) * VMAX;
+                for (int j = 0; j < ROWS; j++)
+                  acc[j] += v * VLOAD (wi - (size_t) j * VMAX);
+              }
+            for (int j = 0; j < ROWS; j++)
+              VSTORE (bouts[j] + x, i0 == 0 ? acc[j] : VLOAD (bouts[j] + x) + acc[j]);
           }
-        for (int j = 0; j < ROWS; j++)
-          VSTORE (outs[b * ROWS + j] + x, acc[j]);
       }
 }
 
+/* Adds taps k0..k1 (w[k] (mid[i - k step] + mid[i + k step])) at m to the
+ * four vectors of sums. */
+#define HTAPS(m, w, k0, k1, step, a0, a1, a2, a3)                          \
+  for (int k_ = (k0); k_ <= (k1); k_++)                                    \
+    {                                                                      \
+      const float *l_ = (m) - (size_t) k_ * (step);                        \
+      const float *r_ = (m) + (size_t) k_ * (step);                        \
+      const float  w_ = (w)[k_];                                           \
+      a0 += (VLOAD (l_) + VLOAD (r_)) * w_;                                \
+      a1 += (VLOAD (l_ + VL) + VLOAD (r_ + VL)) * w_;                      \
+      a2 += (VLOAD (l_ + 2 * VL) + VLOAD (r_ + 2 * VL)) * w_;              \
+      a3 += (VLOAD (l_ + 3 * VL) + VLOAD (r_ + 3 * VL)) * w_;              \
+    }
+
 /* Four vectors of horizontal sums at mid + x:
- * w[0] mid[i] + sum_k w[k] (mid[i - k step] + mid[i + k step]). */
+ * w[0] mid[i] + sum_k w[k] (mid[i - k step] + mid[i + k step]); taps past
+ * the first GBLUR_SUM_CHUNK are added a partial sum at a time. */
 #define HSUMS(mid, x, w, r, step, a0, a1, a2, a3)                          \
   do {                                                                     \
     const float *m_ = (mid) + (x);                                         \
@@ -231,15 +258,16 @@ FN (vertical_block) (const float *const *rows, int nrows, int nblk, const float 
     a1 = VLOAD (m_ + VL) * (w)[0];                                         \
     a2 = VLOAD (m_ + 2 * VL) * (w)[0];                                     \
     a3 = VLOAD (m_ + 3 * VL) * (w)[0];                                     \
-    for (int k_ = 1; k_ <= (r); k_++)                                      \
+    HTAPS (m_, w, 1, (r) < GBLUR_SUM_CHUNK ? (r) : GBLUR_SUM_CHUNK - 1, step, a0, a1, a2, a3); \
+    for (int c_ = GBLUR_SUM_CHUNK; c_ <= (r); c_ += GBLUR_SUM_CHUNK)       \
       {                                                                    \
-        const float *l_ = m_ - (size_t) k_ * (step);                       \
-        const float *r_ = m_ + (size_t) k_ * (step);                       \
-        const float  w_ = (w)[k_];                                         \
-        a0 += (VLOAD (l_) + VLOAD (r_)) * w_;                              \
-        a1 += (VLOAD (l_ + VL) + VLOAD (r_ + VL)) * w_;                    \
-        a2 += (VLOAD (l_ + 2 * VL) + VLOAD (r_ + 2 * VL)) * w_;            \
-        a3 += (VLOAD (l_ + 3 * VL) + VLOAD (r_ + 3 * VL)) * w_;            \
+        V p0 = { 0 }, p1 = { 0 }, p2 = { 0 }, p3 = { 0 };                  \
+        const int e_ = c_ + GBLUR_SUM_CHUNK - 1 < (r) ? c_ + GBLUR_SUM_CHUNK - 1 : (r); \
+        HTAPS (m_, w, c_, e_, step, p0, p1, p2, p3);                       \
+        a0 += p0;                                                          \
+        a1 += p1;                                                          \
+        a2 += p2;                                                          \
+        a3 += p3;                                                          \
       }                                                                    \
   } while (0)
 
@@ -345,7 +373,7 @@ FN (blur_tile) (const cpu_run *run, const gblur_tile *t, float *ring, float *lin
           for (int j = 0; j < nblk * ROWS; j++)
             outs[j] = lines0 + (size_t) (j < nout ? j : block) * run->line_len
                       + (size_t) (t->reg_x0 - line_x0) * c;
-          FN (vertical_block) (rows, nrows, nblk, run->wz, outs, n_reg);
+          FN (vertical_block) (rows, nrows, y0 - ry, nblk, run->wz, outs, n_reg);
         }
 
       for (int j = 0; j < nout; j++)

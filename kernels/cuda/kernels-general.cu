@@ -161,6 +161,31 @@ radius_y (const cuda_tile &a)
   return SAME_TAPS ? a.rx : a.ry;
 }
 
+/* acc += the taps k = 1..r, each added by add_tap (k, sums); taps past the
+ * first GBLUR_SUM_CHUNK - 1 go through a partial sum per GBLUR_SUM_CHUNK,
+ * so that long sums do not drift (see gblur-internal.h). */
+template <int C, typename AddTap>
+__device__ __forceinline__ void
+sum_taps (int r, float (&acc)[C], AddTap add_tap)
+{
+  const int first_end = min (r, GBLUR_SUM_CHUNK - 1);
+  for (int k = 1; k <= first_end; k++)
+    add_tap (k, acc);
+  for (int k0 = GBLUR_SUM_CHUNK; k0 <= r; k0 += GBLUR_SUM_CHUNK)
+    {
+      const int end = min (r, k0 + GBLUR_SUM_CHUNK - 1);
+      float     part[C];
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        part[c] = 0.0f;
+      for (int k = k0; k <= end; k++)
+        add_tap (k, part);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] += part[c];
+    }
+}
+
 template <typename T, int C, bool SAME_TAPS>
 __global__ void
 vertical_direct (cuda_tile a)
@@ -177,15 +202,14 @@ vertical_direct (cuda_tile a)
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] *= w0;
-  for (int k = 1; k <= radius_y<SAME_TAPS> (a); k++)
-    {
-      float wk = __ldg (&taps_y<SAME_TAPS> (a)[k]);
-      load_pixel<T, C> (a, region_row (a, iy - k), x, up);
-      load_pixel<T, C> (a, region_row (a, iy + k), x, down);
+  sum_taps<C> (radius_y<SAME_TAPS> (a), acc, [&] (int k, float (&sums)[C]) {
+    float wk = __ldg (&taps_y<SAME_TAPS> (a)[k]);
+    load_pixel<T, C> (a, region_row (a, iy - k), x, up);
+    load_pixel<T, C> (a, region_row (a, iy + k), x, down);
 #pragma unroll
-      for (int c = 0; c < C; c++)
-        acc[c] += wk * (up[c] + down[c]);
-    }
+    for (int c = 0; c < C; c++)
+      sums[c] += wk * (up[c] + down[c]);
+  });
   store_mid<C> (a, y, x, acc);
 }
 
@@ -221,14 +245,13 @@ vertical_sum_strip (const cuda_tile &a, const float *tile, int rows, int y0, int
 #pragma unroll
       for (int c = 0; c < C; c++)
         acc[c] = w0 * tile[(c * rows + j + ry) * V_BLOCK_X + threadIdx.x];
-      for (int k = 1; k <= ry; k++)
-        {
-          float wk = __ldg (&taps_y<SAME_TAPS> (a)[k]);
+      sum_taps<C> (ry, acc, [&] (int k, float (&sums)[C]) {
+        float wk = __ldg (&taps_y<SAME_TAPS> (a)[k]);
 #pragma unroll
-          for (int c = 0; c < C; c++)
-            acc[c] += wk * (tile[(c * rows + j + ry - k) * V_BLOCK_X + threadIdx.x]
-                            + tile[(c * rows + j + ry + k) * V_BLOCK_X + threadIdx.x]);
-        }
+        for (int c = 0; c < C; c++)
+          sums[c] += wk * (tile[(c * rows + j + ry - k) * V_BLOCK_X + threadIdx.x]
+                           + tile[(c * rows + j + ry + k) * V_BLOCK_X + threadIdx.x]);
+      });
       store_mid<C> (a, y, x, acc);
     }
 }
@@ -267,15 +290,14 @@ horizontal_direct (cuda_tile a)
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] = w0 * p[c];
-  for (int k = 1; k <= a.rx; k++)
-    {
-      float        wk = __ldg (&a.wx[k]);
-      const float *l = mid_pixel (a, y, ix - k, C);
-      const float *r = mid_pixel (a, y, ix + k, C);
+  sum_taps<C> (a.rx, acc, [&] (int k, float (&sums)[C]) {
+    float        wk = __ldg (&a.wx[k]);
+    const float *l = mid_pixel (a, y, ix - k, C);
+    const float *r = mid_pixel (a, y, ix + k, C);
 #pragma unroll
-      for (int c = 0; c < C; c++)
-        acc[c] += wk * (l[c] + r[c]);
-    }
+    for (int c = 0; c < C; c++)
+      sums[c] += wk * (l[c] + r[c]);
+  });
   store_output<T, C> (a, y, x, acc);
 }
 
@@ -295,19 +317,18 @@ horizontal_load_row (const cuda_tile &a, float *tile, int width, int x0, int y)
 
 template <int C>
 __device__ __forceinline__ void
-horizontal_sum_row (const cuda_tile &a, const float *tile, int width, float acc[C])
+horizontal_sum_row (const cuda_tile &a, const float *tile, int width, float (&acc)[C])
 {
   float w0 = __ldg (&a.wx[0]);
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] = w0 * tile[c * width + threadIdx.x + a.rx];
-  for (int k = 1; k <= a.rx; k++)
-    {
-      float wk = __ldg (&a.wx[k]);
+  sum_taps<C> (a.rx, acc, [&] (int k, float (&sums)[C]) {
+    float wk = __ldg (&a.wx[k]);
 #pragma unroll
-      for (int c = 0; c < C; c++)
-        acc[c] += wk * (tile[c * width + threadIdx.x + a.rx - k] + tile[c * width + threadIdx.x + a.rx + k]);
-    }
+    for (int c = 0; c < C; c++)
+      sums[c] += wk * (tile[c * width + threadIdx.x + a.rx - k] + tile[c * width + threadIdx.x + a.rx + k]);
+  });
 }
 
 template <typename T, int C>
@@ -425,13 +446,29 @@ fused_vertical (const cuda_tile &a, int rx, int ry, const float *ws, float *vs, 
               for (int q = 0; q < F_GROUP; q++)
                 load_pixel<T, C> (a, region_row (a, iy0 + i0 + q), cx, vin[q]);
               slide_accumulate<C> (ws, i0, vin, acc);
+              /* a partial sum per GBLUR_SUM_CHUNK inputs, added into vs */
+              if (i0 + F_GROUP < nin && (i0 + F_GROUP) % GBLUR_SUM_CHUNK == 0)
+                {
+#pragma unroll
+                  for (int j = 0; j < F_GROUP; j++)
+#pragma unroll
+                    for (int c = 0; c < C; c++)
+                      {
+                        float *v = &vs[(c * TH + g * F_GROUP + j) * S + col];
+                        *v = (i0 < GBLUR_SUM_CHUNK ? 0.0f : *v) + acc[j][c];
+                        acc[j][c] = 0.0f;
+                      }
+                }
             }
         }
 #pragma unroll
       for (int j = 0; j < F_GROUP; j++)
 #pragma unroll
         for (int c = 0; c < C; c++)
-          vs[(c * TH + g * F_GROUP + j) * S + col] = acc[j][c];
+          {
+            float *v = &vs[(c * TH + g * F_GROUP + j) * S + col];
+            *v = nin > GBLUR_SUM_CHUNK && col < TW + 2 * rx ? *v + acc[j][c] : acc[j][c];
+          }
     }
 }
 
@@ -465,7 +502,7 @@ fused_horizontal (int rx, const float *ws, const float *vs,
       float acc[F_GROUP][1];
 #pragma unroll
       for (int j = 0; j < F_GROUP; j++)
-        acc[j][0] = 0.0f;
+        res[n][j] = acc[j][0] = 0.0f;
       for (int i0 = 0; i0 < nin; i0 += F_GROUP)
         {
           float vin[F_GROUP][1];
@@ -473,10 +510,15 @@ fused_horizontal (int rx, const float *ws, const float *vs,
           for (int q = 0; q < F_GROUP; q++)
             vin[q][0] = row[i0 + q];
           slide_accumulate<1> (ws, i0, vin, acc);
-        }
+          /* a partial sum per GBLUR_SUM_CHUNK inputs, added into res */
+          if ((i0 + F_GROUP) % GBLUR_SUM_CHUNK == 0 || i0 + F_GROUP >= nin)
 #pragma unroll
-      for (int j = 0; j < F_GROUP; j++)
-        res[n][j] = acc[j][0];
+            for (int j = 0; j < F_GROUP; j++)
+              {
+                res[n][j] += acc[j][0];
+                acc[j][0] = 0.0f;
+              }
+        }
     }
 }
 
