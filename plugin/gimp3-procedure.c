@@ -107,23 +107,18 @@ cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
   return procedure;
 }
 
-/* Merges the operation cuda:gaussian-blur into the drawable (one undo
- * step): the blur runs in GIMP's own process, and no pixel crosses the
- * plug-in's wire.  Only where the selection's bounds cover the drawable: a
- * filter reads only the selection's bounds (GIMP's way for filters), while
- * the procedure reads around them.  FALSE when it did not merge (or GIMP
- * does not have the operation); then nothing has changed. */
+/* Merges the operation cuda:gaussian-blur into the whole drawable (one
+ * undo step): the blur runs in GIMP's own process, and no pixel crosses the
+ * plug-in's wire.  FALSE when GIMP does not have the operation; then nothing
+ * has changed. */
 static gboolean
 blur_in_gimp (GimpDrawable *drawable, gdouble sigma, gboolean linear)
 {
   GimpPlugIn         *plug_in = gimp_get_plug_in ();
   GimpPDBErrorHandler handler = gimp_plug_in_get_pdb_error_handler (plug_in);
   GimpDrawableFilter *filter;
-  gint                x, y, width, height;
 
-  if (!blur_identity.operation
-      || !gimp_drawable_mask_intersect (drawable, &x, &y, &width, &height)
-      || width != gimp_drawable_get_width (drawable) || height != gimp_drawable_get_height (drawable))
+  if (!blur_identity.operation)
     return FALSE;
   /* A missing operation is an answer here, not an error to show. */
   gimp_plug_in_set_pdb_error_handler (plug_in, GIMP_PDB_ERROR_HANDLER_PLUGIN);
@@ -141,13 +136,20 @@ blur_in_gimp (GimpDrawable *drawable, gdouble sigma, gboolean linear)
   return TRUE;
 }
 
-/* Through the operation where GIMP has it, else through the plug-in's own
- * pixel path (the engine is made when first needed). */
+/* Through the operation where GIMP has it and the selection's bounds cover
+ * the drawable (a filter reads only within the selection's bounds, GIMP's
+ * way for filters, while the procedure reads around them); else through the
+ * plug-in's own pixel path, whose engine is made when first needed. */
 static gboolean
 blur_one (GimpDrawable *drawable, gblur_engine **engine, gdouble sigma, gboolean linear,
           GError **error)
 {
-  if (blur_in_gimp (drawable, sigma, linear))
+  gint x, y, width, height;
+
+  if (!gimp_drawable_mask_intersect (drawable, &x, &y, &width, &height))
+    return TRUE; /* the selection misses this drawable: nothing to do */
+  if (width == gimp_drawable_get_width (drawable) && height == gimp_drawable_get_height (drawable)
+      && blur_in_gimp (drawable, sigma, linear))
     return TRUE;
   if (!*engine && !(*engine = blur_engine_new (error)))
     return FALSE;

@@ -418,8 +418,10 @@ fused_load_taps (const float *w, int r, float *ws)
     }
 }
 
-/* Items are (column of the strip, group of 8 rows); ws holds the y taps. */
-template <typename T, int C, int TW, int TH>
+/* Items are (column of the strip, group of 8 rows); ws holds the y taps.
+ * LONG: sums of more than GBLUR_SUM_CHUNK inputs are made of partial sums
+ * (see fused_long_sums). */
+template <typename T, int C, int TW, int TH, bool LONG>
 __device__ __forceinline__ void
 fused_vertical (const cuda_tile &a, int rx, int ry, const float *ws, float *vs, int bx0, int by0)
 {
@@ -447,7 +449,7 @@ fused_vertical (const cuda_tile &a, int rx, int ry, const float *ws, float *vs, 
                 load_pixel<T, C> (a, region_row (a, iy0 + i0 + q), cx, vin[q]);
               slide_accumulate<C> (ws, i0, vin, acc);
               /* a partial sum per GBLUR_SUM_CHUNK inputs, added into vs */
-              if (i0 + F_GROUP < nin && (i0 + F_GROUP) % GBLUR_SUM_CHUNK == 0)
+              if (LONG && i0 + F_GROUP < nin && (i0 + F_GROUP) % GBLUR_SUM_CHUNK == 0)
                 {
 #pragma unroll
                   for (int j = 0; j < F_GROUP; j++)
@@ -467,7 +469,7 @@ fused_vertical (const cuda_tile &a, int rx, int ry, const float *ws, float *vs, 
         for (int c = 0; c < C; c++)
           {
             float *v = &vs[(c * TH + g * F_GROUP + j) * S + col];
-            *v = nin > GBLUR_SUM_CHUNK && col < TW + 2 * rx ? *v + acc[j][c] : acc[j][c];
+            *v = LONG && nin > GBLUR_SUM_CHUNK && col < TW + 2 * rx ? *v + acc[j][c] : acc[j][c];
           }
     }
 }
@@ -486,8 +488,8 @@ struct fused_items {
   }
 };
 
-/* ws holds the x taps. */
-template <int C, int TW, int TH>
+/* ws holds the x taps; LONG as fused_vertical. */
+template <int C, int TW, int TH, bool LONG>
 __device__ __forceinline__ void
 fused_horizontal (int rx, const float *ws, const float *vs,
                   float (&res)[fused_items<C, TW, TH>::PER_THREAD][F_GROUP])
@@ -502,7 +504,7 @@ fused_horizontal (int rx, const float *ws, const float *vs,
       float acc[F_GROUP][1];
 #pragma unroll
       for (int j = 0; j < F_GROUP; j++)
-        res[n][j] = acc[j][0] = 0.0f;
+        acc[j][0] = 0.0f;
       for (int i0 = 0; i0 < nin; i0 += F_GROUP)
         {
           float vin[F_GROUP][1];
@@ -511,14 +513,17 @@ fused_horizontal (int rx, const float *ws, const float *vs,
             vin[q][0] = row[i0 + q];
           slide_accumulate<1> (ws, i0, vin, acc);
           /* a partial sum per GBLUR_SUM_CHUNK inputs, added into res */
-          if ((i0 + F_GROUP) % GBLUR_SUM_CHUNK == 0 || i0 + F_GROUP >= nin)
+          if (LONG && (i0 + F_GROUP) % GBLUR_SUM_CHUNK == 0)
 #pragma unroll
             for (int j = 0; j < F_GROUP; j++)
               {
-                res[n][j] += acc[j][0];
+                res[n][j] = (i0 < GBLUR_SUM_CHUNK ? 0.0f : res[n][j]) + acc[j][0];
                 acc[j][0] = 0.0f;
               }
         }
+#pragma unroll
+      for (int j = 0; j < F_GROUP; j++)
+        res[n][j] = LONG && nin > GBLUR_SUM_CHUNK ? res[n][j] + acc[j][0] : acc[j][0];
     }
 }
 
@@ -559,7 +564,7 @@ fused_store (const cuda_tile &a, const float *vs, int S, int bx0, int by0)
 }
 
 /* SAME_TAPS: tile_same_taps (a) (then rx == ry): one radius, one ws. */
-template <typename T, int C, int TW, int TH, bool SAME_TAPS>
+template <typename T, int C, int TW, int TH, bool SAME_TAPS, bool LONG>
 __global__ void __launch_bounds__ (F_THREADS)
 fused_tile (cuda_tile a)
 {
@@ -578,9 +583,9 @@ fused_tile (cuda_tile a)
   if (!SAME_TAPS)
     fused_load_taps (a.wx, rx, wsx);
   __syncthreads ();
-  fused_vertical<T, C, TW, TH> (a, rx, ry, wsy, vs, bx0, by0);
+  fused_vertical<T, C, TW, TH, LONG> (a, rx, ry, wsy, vs, bx0, by0);
   __syncthreads ();
-  fused_horizontal<C, TW, TH> (rx, wsx, vs, res);
+  fused_horizontal<C, TW, TH, LONG> (rx, wsx, vs, res);
   __syncthreads ();
   fused_stage<C, TW, TH> (res, vs, S);
   __syncthreads ();
@@ -588,6 +593,15 @@ fused_tile (cuda_tile a)
 }
 
 /* ---- launching ---- */
+
+/* The fused kernel with partial sums (LONG) only where a sum is long enough
+ * to drift: over 512 taps (radius 256).  Their bookkeeping costs registers,
+ * which the short sums of small radii, the common case, do not pay. */
+static bool
+fused_long_sums (const cuda_tile &a)
+{
+  return max (a.rx, a.ry) >= 4 * GBLUR_SUM_CHUNK;
+}
 
 /* The fused kernel when its tile fits the shared-memory limit;
  * cudaErrorNotSupported (nothing launched) when it does not.  The byte count
@@ -603,9 +617,11 @@ launch_fused_shape (const cuda_tile &a, size_t shared_limit, cudaStream_t stream
   if (bytes > shared_limit)
     return cudaErrorNotSupported;
   dim3 grid ((a.rect.out_w + TW - 1) / TW, (a.rect.out_h + TH - 1) / TH);
-  if (same_taps)
-    return launch_with_smem<fused_tile<T, C, TW, TH, true>> (grid, F_THREADS, bytes, stream, a);
-  return launch_with_smem<fused_tile<T, C, TW, TH, false>> (grid, F_THREADS, bytes, stream, a);
+  if (fused_long_sums (a))
+    return same_taps ? launch_with_smem<fused_tile<T, C, TW, TH, true, true>> (grid, F_THREADS, bytes, stream, a)
+                     : launch_with_smem<fused_tile<T, C, TW, TH, false, true>> (grid, F_THREADS, bytes, stream, a);
+  return same_taps ? launch_with_smem<fused_tile<T, C, TW, TH, true, false>> (grid, F_THREADS, bytes, stream, a)
+                   : launch_with_smem<fused_tile<T, C, TW, TH, false, false>> (grid, F_THREADS, bytes, stream, a);
 }
 
 /* Small horizontal radii: square-ish tiles (few halo rows to re-read);
