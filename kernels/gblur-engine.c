@@ -9,11 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PINNED_KEPT 4
 
 #define STALL_SECONDS 60
+
+/* What starting CUDA costs, about (a context and the first allocations):
+ * a deferring engine starts it for a run whose CPU rows left would take
+ * longer (gblur_config.defer_cuda). */
+#define CUDA_START_SECONDS 0.25
 
 /* Between a run's progress reports and its caller's callback when
  * GBLUR_FAULT=stall:N is set; never installed otherwise. */
@@ -35,6 +41,7 @@ struct gblur_engine {
   gblur_backend backend;
   gblur_cpu    *cpu;
   gblur_cuda   *cuda;          /* NULL when the CPU backend is in use */
+  int           cuda_deferred; /* CUDA not tried yet (gblur_config.defer_cuda) */
   gblur_settings settings;     /* configuration and environment, read once */
   gblur_stall   stall;         /* GBLUR_FAULT=stall: the run's progress relay */
   char          description[160];
@@ -76,6 +83,12 @@ open_backends (gblur_engine *engine, gblur_status *status, char *msg, size_t msg
   else if (settings->faults.cuda_init)
     snprintf (engine->cuda_reason, sizeof engine->cuda_reason,
               "no CUDA device: injected fault (GBLUR_FAULT=cuda-init)");
+  else if (settings->backend == GBLUR_BACKEND_AUTO && settings->defer_cuda)
+    {
+      engine->cuda_deferred = 1;
+      snprintf (engine->cuda_reason, sizeof engine->cuda_reason,
+                "CUDA not started yet: the CPU is faster for small runs");
+    }
   else
     engine->cuda = gblur_cuda_open (settings, engine->cuda_reason, sizeof engine->cuda_reason);
 
@@ -99,10 +112,28 @@ open_backends (gblur_engine *engine, gblur_status *status, char *msg, size_t msg
   return 1;
 }
 
+static void
+describe_backend (gblur_engine *engine)
+{
+  if (engine->cuda)
+    {
+      engine->backend = GBLUR_BACKEND_CUDA;
+      snprintf (engine->description, sizeof engine->description, "%s",
+                gblur_cuda_device_name (engine->cuda));
+    }
+  else
+    {
+      int n = gblur_cpu_threads (engine->cpu);
+      engine->backend = GBLUR_BACKEND_CPU;
+      snprintf (engine->description, sizeof engine->description, "CPU, %d thread%s",
+                n, n == 1 ? "" : "s");
+    }
+}
+
 gblur_engine *
 gblur_engine_new (const gblur_config *config, gblur_status *status, char *msg, size_t msg_size)
 {
-  gblur_config  defaults = { GBLUR_BACKEND_AUTO, 0, 0, 0 };
+  gblur_config  defaults = { GBLUR_BACKEND_AUTO, 0, 0, 0, 0 };
   gblur_engine *engine;
   gblur_status  dummy;
 
@@ -130,19 +161,7 @@ gblur_engine_new (const gblur_config *config, gblur_status *status, char *msg, s
       return NULL;
     }
 
-  if (engine->cuda)
-    {
-      engine->backend = GBLUR_BACKEND_CUDA;
-      snprintf (engine->description, sizeof engine->description, "%s",
-                gblur_cuda_device_name (engine->cuda));
-    }
-  else
-    {
-      int n = gblur_cpu_threads (engine->cpu);
-      engine->backend = GBLUR_BACKEND_CPU;
-      snprintf (engine->description, sizeof engine->description, "CPU, %d thread%s",
-                n, n == 1 ? "" : "s");
-    }
+  describe_backend (engine);
   *status = GBLUR_OK;
   copy_message (msg, msg_size, "");
   return engine;
@@ -418,6 +437,119 @@ prepare_job (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
     }
 }
 
+/* The job on the engine's backend: CUDA, and the CPU for the whole job if
+ * CUDA fails (rows the GPU finished are recomputed to the same values, both
+ * backends meeting the same contract, and nothing is left half-written). */
+static gblur_status
+run_job (gblur_engine *engine, gblur_job *job, gblur_result *result)
+{
+  gblur_status status;
+
+  if (!engine->cuda)
+    status = gblur_cpu_run (engine->cpu, job, engine->last_error, sizeof engine->last_error);
+  else
+    {
+      status = gblur_cuda_run (engine->cuda, job, engine->last_error, sizeof engine->last_error);
+      if (status == GBLUR_E_CUDA && !engine->settings.no_fallback)
+        {
+          fprintf (stderr, "gblur: CUDA failed (%s); finishing on the CPU\n", engine->last_error);
+          result->fell_back_to_cpu = 1;
+          engine->last_error[0] = '\0';
+          status = gblur_cpu_run (engine->cpu, job, engine->last_error, sizeof engine->last_error);
+        }
+    }
+  result->rows_valid = job->rows_valid;
+  return status;
+}
+
+/* A deferring engine's CUDA start (gblur_config.defer_cuda): once; on
+ * failure the engine stays on the CPU, with the reason. */
+static void
+start_deferred_cuda (gblur_engine *engine)
+{
+  engine->cuda_deferred = 0;
+  engine->cuda = gblur_cuda_open (&engine->settings, engine->cuda_reason, sizeof engine->cuda_reason);
+  describe_backend (engine);
+}
+
+/* Between a deferring engine's run and its caller's progress callback. */
+typedef struct {
+  gblur_progress_fn progress;   /* the job's own: the caller's, or the stall relay */
+  void             *user_data;
+  double            start;      /* seconds, when the CPU began */
+  int               offset;     /* rows the CPU finished before CUDA took over */
+  int               total;      /* rows of the whole window */
+  int               handoff;    /* the CPU stopped so that CUDA does the rest */
+} gblur_handoff;
+
+static double
+now_seconds (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The CPU part: the caller's report, then the CPU stops when the rows left
+ * would take it longer than starting CUDA. */
+static int
+cpu_part_progress (int rows_done, int rows_total, void *data)
+{
+  gblur_handoff *h = data;
+  double         elapsed;
+
+  if (h->progress && h->progress (rows_done, rows_total, h->user_data))
+    return 1;
+  elapsed = now_seconds () - h->start;
+  h->handoff = rows_done > 0 && rows_done < rows_total
+               && elapsed / rows_done * (rows_total - rows_done) > CUDA_START_SECONDS;
+  return h->handoff;
+}
+
+/* The CUDA part reports in rows of the whole window. */
+static int
+cuda_part_progress (int rows_done, int rows_total, void *data)
+{
+  gblur_handoff *h = data;
+
+  (void) rows_total;
+  return h->progress ? h->progress (h->offset + rows_done, h->total, h->user_data) : 0;
+}
+
+/* A deferring engine's run: on the CPU, which hands the rows it has not
+ * done to CUDA (started then) when they would take it too long. */
+static gblur_status
+run_deferring (gblur_engine *engine, gblur_job *job, const gblur_image *src, int src_x, int src_y,
+               gblur_image *dst, const gblur_params *params, gblur_result *result)
+{
+  gblur_handoff h = { job->progress, job->user_data, now_seconds (), 0, dst->height, 0 };
+  gblur_image   rest = *dst;
+  gblur_job     rest_job;
+  gblur_status  status;
+
+  job->progress = cpu_part_progress;
+  job->user_data = &h;
+  status = gblur_cpu_run (engine->cpu, job, engine->last_error, sizeof engine->last_error);
+  result->rows_valid = job->rows_valid;
+  if (status != GBLUR_E_CANCELLED || !h.handoff)
+    return status;
+
+  engine->last_error[0] = '\0';
+  start_deferred_cuda (engine);
+  h.offset = job->rows_valid;
+  rest.data = (unsigned char *) dst->data + (size_t) h.offset * dst->stride;
+  rest.height = dst->height - h.offset;
+  prepare_job (engine, src, src_x, src_y + h.offset, &rest, params, &rest_job);
+  h.progress = rest_job.progress;
+  h.user_data = rest_job.user_data;
+  rest_job.progress = cuda_part_progress;
+  rest_job.user_data = &h;
+  status = run_job (engine, &rest_job, result);
+  result->rows_valid = h.offset + rest_job.rows_valid;
+  return status;
+}
+
 gblur_status
 gblur_engine_run (gblur_engine *engine, const gblur_image *src, gblur_image *dst,
                   const gblur_params *params, gblur_result *result)
@@ -449,25 +581,10 @@ gblur_engine_run_window (gblur_engine *engine, const gblur_image *src, int src_x
   if ((status = check_call (engine, src, src_x, src_y, dst, params)) != GBLUR_OK)
     return status;
   prepare_job (engine, src, src_x, src_y, dst, params, &job);
-
-  if (engine->cuda)
-    {
-      status = gblur_cuda_run (engine->cuda, &job, engine->last_error, sizeof engine->last_error);
-      if (status == GBLUR_E_CUDA && !engine->settings.no_fallback)
-        {
-          /* Redo the whole image on the CPU: rows the GPU finished are
-           * recomputed to the same values (both backends meet the same
-           * contract), and nothing is left half-written. */
-          fprintf (stderr, "gblur: CUDA failed (%s); finishing on the CPU\n", engine->last_error);
-          result->fell_back_to_cpu = 1;
-          engine->last_error[0] = '\0';
-          status = gblur_cpu_run (engine->cpu, &job, engine->last_error, sizeof engine->last_error);
-        }
-    }
+  if (engine->cuda_deferred)
+    status = run_deferring (engine, &job, src, src_x, src_y, dst, params, result);
   else
-    status = gblur_cpu_run (engine->cpu, &job, engine->last_error, sizeof engine->last_error);
-
-  result->rows_valid = job.rows_valid;
+    status = run_job (engine, &job, result);
   if (status == GBLUR_OK)
     engine->last_error[0] = '\0';
   return status;
@@ -483,6 +600,8 @@ gblur_engine_run_device (gblur_engine *engine, const gblur_image *src, gblur_ima
   if (!engine)
     return GBLUR_E_INVALID;
   engine->last_error[0] = '\0';
+  if (engine->cuda_deferred)
+    start_deferred_cuda (engine);
   if (!engine->cuda)
     {
       set_error (engine, "device-resident images need the CUDA backend (%s)", engine->cuda_reason);

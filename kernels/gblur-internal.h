@@ -80,6 +80,7 @@ typedef struct {
   gblur_backend backend;
   size_t        memory_limit;     /* bytes, never 0 */
   int           no_fallback;
+  int           defer_cuda;       /* gblur_config.defer_cuda, AUTO only */
   int           threads;          /* 0 = one per core */
   int           cpu_isa_cap;      /* 0 baseline, 1 avx2, 2 avx512; -1 = the best there is */
   int           cuda_device;

@@ -114,6 +114,7 @@ gblur_settings_read (const gblur_config *config, gblur_settings *settings, char 
   settings->memory_limit = config->memory_limit ? config->memory_limit
                                                 : GBLUR_DEFAULT_MEMORY_LIMIT;
   settings->no_fallback = config->no_fallback;
+  settings->defer_cuda = config->defer_cuda;
   settings->threads = threads && atoi (threads) > 0 ? atoi (threads) : config->threads;
   settings->cpu_isa_cap = parse_isa_cap (getenv ("GBLUR_CPU_ISA"));
   settings->cuda_device = device && *device ? atoi (device) : 0;

@@ -115,7 +115,7 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
     goto done;
   /* One engine for the dialog's preview and the final blur, so OK applies
    * exactly what the preview showed. */
-  if (!(engine = blur_engine_new (&error)))
+  if (!(engine = blur_engine_new (run_mode != GIMP_RUN_INTERACTIVE, &error)))
     goto done;
   if (run_mode == GIMP_RUN_INTERACTIVE)
     {

@@ -151,7 +151,7 @@ blur_one (GimpDrawable *drawable, gblur_engine **engine, gdouble sigma, gboolean
   if (width == gimp_drawable_get_width (drawable) && height == gimp_drawable_get_height (drawable)
       && blur_in_gimp (drawable, sigma, linear))
     return TRUE;
-  if (!*engine && !(*engine = blur_engine_new (error)))
+  if (!*engine && !(*engine = blur_engine_new (TRUE, error)))
     return FALSE;
   return blur_drawable (*engine, drawable, sigma, linear, error);
 }
@@ -184,7 +184,7 @@ cuda_blur_run (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
   if (run_mode == GIMP_RUN_INTERACTIVE)
     {
       /* The preview's engine also blurs where the operation is missing. */
-      if (!(engine = blur_engine_new (&error)))
+      if (!(engine = blur_engine_new (FALSE, &error)))
         goto done;
       if (!blur_dialog (procedure, config, drawables[0], engine))
         {

@@ -39,7 +39,7 @@ operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangl
 
   G_LOCK (engine);
   if (!engine)
-    engine = blur_engine_new (&error);
+    engine = blur_engine_new (TRUE, &error);
   ok = engine && blur_region (engine, input, source_format, roi, shape, output, &error);
   G_UNLOCK (engine);
   if (!ok)

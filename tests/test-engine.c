@@ -62,7 +62,7 @@ tolerance (gblur_sample s)
 static gblur_engine *
 new_engine (size_t memory_limit, int threads)
 {
-  gblur_config config = { backend, memory_limit, threads, 1 };
+  gblur_config config = { backend, memory_limit, threads, 1, 0 };
   gblur_status status;
   char         msg[256];
   gblur_engine *e = gblur_engine_new (&config, &status, msg, sizeof msg);
@@ -243,6 +243,80 @@ test_long_sums (gblur_engine *engine, const char *label)
                  "(bound %g)", label, w, h, c, params.sigma_x, params.sigma_y, worst, bound);
           free (ref);
         }
+}
+
+typedef struct {
+  int calls, last_done, total, monotonic;
+} progress_record;
+
+static int
+record_progress (int rows_done, int rows_total, void *data)
+{
+  progress_record *r = data;
+
+  r->monotonic &= rows_done >= r->last_done && rows_total == r->total;
+  r->last_done = rows_done;
+  r->calls++;
+  return 0;
+}
+
+/* gblur_config.defer_cuda: a small run stays on the CPU without starting
+ * CUDA; a long one (one thread, 16-bit RGBA, sigma 40) hands the rows left
+ * to CUDA after its first progress step, or to the CPU again where CUDA
+ * does not start; either way the image is the CPU engine's within a level,
+ * and the progress reports run over the whole window. */
+static void
+test_deferred_cuda (void)
+{
+  gblur_config  config = { GBLUR_BACKEND_AUTO, 0, 1, 0, 1 };
+  gblur_config  cpu_config = { GBLUR_BACKEND_CPU, 0, 0, 1, 0 };
+  gblur_engine *engine = gblur_engine_new (&config, NULL, NULL, 0);
+  gblur_engine *cpu = gblur_engine_new (&cpu_config, NULL, NULL, 0);
+  gblur_image   small = make_image (64, 48, 1, GBLUR_U8, 0, 0);
+  gblur_image   small_out = make_poisoned_like (&small, 0);
+  gblur_image   big = make_image (2048, 2048, 4, GBLUR_U16, 0, 0);
+  gblur_image   out = make_poisoned_like (&big, 0), want = make_poisoned_like (&big, 0);
+  gblur_params  params = { .sigma = 2 };
+  progress_record record = { 0, 0, 2048, 1 };
+  gblur_result  result;
+  gblur_status  st;
+  double        worst = 0;
+
+  check (engine && cpu, "deferring engine: created");
+  if (!engine || !cpu)
+    return;
+  st = gblur_engine_run (engine, &small, &small_out, &params, &result);
+  check (st == GBLUR_OK && gblur_engine_backend (engine) == GBLUR_BACKEND_CPU
+           && strstr (gblur_engine_cuda_unavailable_reason (engine), "not started") != NULL,
+         "deferring engine: a small run on the CPU, CUDA not started (%s; %s)",
+         gblur_status_name (st), gblur_engine_cuda_unavailable_reason (engine));
+
+  params = (gblur_params) { .sigma = 40, .flags = GBLUR_PREMULTIPLY_ALPHA,
+                            .progress = record_progress, .user_data = &record };
+  st = gblur_engine_run (engine, &big, &out, &params, &result);
+  params.progress = NULL;
+  if (gblur_engine_run (cpu, &big, &want, &params, NULL) != GBLUR_OK)
+    worst = -1;
+  for (size_t i = 0; worst >= 0 && i < (size_t) 2048 * 2048 * 4; i++)
+    {
+      double e = fabs ((double) ((uint16_t *) out.data)[i] - ((uint16_t *) want.data)[i]);
+      worst = e > worst ? e : worst;
+    }
+  printf ("deferring engine: after a long run: %s (%s)\n", gblur_engine_describe (engine),
+          *gblur_engine_cuda_unavailable_reason (engine) ? gblur_engine_cuda_unavailable_reason (engine)
+                                                         : "CUDA started");
+  check (st == GBLUR_OK && result.rows_valid == 2048 && worst >= 0 && worst <= 1
+           && record.monotonic && record.last_done == 2048,
+         "deferring engine: a long run: %s, rows_valid %d, max difference from the CPU engine %g, "
+         "progress monotonic %d, last %d of 2048", gblur_status_name (st), result.rows_valid, worst,
+         record.monotonic, record.last_done);
+  free (small.data);
+  free (small_out.data);
+  free (big.data);
+  free (out.data);
+  free (want.data);
+  gblur_engine_free (engine);
+  gblur_engine_free (cpu);
 }
 
 /* Tiles and stripes: small memory limits force many stripes and column
@@ -609,7 +683,7 @@ test_errors (void)
 static void
 test_cuda_specific (gblur_engine *engine)
 {
-  gblur_config  cpu_config = { GBLUR_BACKEND_CPU, 0, 0, 1 };
+  gblur_config  cpu_config = { GBLUR_BACKEND_CPU, 0, 0, 1, 0 };
   gblur_engine *cpu = gblur_engine_new (&cpu_config, NULL, NULL, 0);
   static const double sigmas[][3] = { /* sigma, sigma_x, sigma_y */
     { 0.5, 0, 0 }, { 2, 0, 0 }, { 9, 0, 0 }, { 40, 0, 0 },
@@ -749,7 +823,7 @@ main (int argc, char **argv)
 
   if (backend == GBLUR_BACKEND_CUDA)
     {
-      gblur_config  config = { GBLUR_BACKEND_CUDA, 0, 0, 1 };
+      gblur_config  config = { GBLUR_BACKEND_CUDA, 0, 0, 1, 0 };
       gblur_status  st;
       char          msg[300];
       gblur_engine *probe = gblur_engine_new (&config, &st, msg, sizeof msg);
@@ -782,6 +856,7 @@ main (int argc, char **argv)
     test_cuda_paths ();
 #endif
   test_tiling ();
+  test_deferred_cuda ();
   test_progress_and_cancel ();
   test_errors ();
 

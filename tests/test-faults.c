@@ -77,7 +77,7 @@ static gblur_engine *
 engine_with (const char *spec, gblur_backend backend, size_t limit, int threads, int no_fallback,
              gblur_status *status, char *msg, size_t msg_size)
 {
-  gblur_config  config = { backend, limit, threads, no_fallback };
+  gblur_config  config = { backend, limit, threads, no_fallback, 0 };
   gblur_engine *engine;
 
   if (spec)
@@ -564,10 +564,10 @@ static void
 test_cuda_sites (void)
 {
   static const cuda_case cases[] = {
-    { 517, 389, 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 3.0, 0, 0, 517, 389 },
-    { 300, 420, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 5.0, 0, 0, 300, 420 },
-    { 260, 500, 1, GBLUR_F32, 0, 12.0, 0, 0, 260, 500 },
-    { 400, 480, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 4.0, 31, 17, 333, 440 },   /* a window */
+    { 517, 389, 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 3.0, 0, 0, 517, 389, 0, 0 },
+    { 300, 420, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 5.0, 0, 0, 300, 420, 0, 0 },
+    { 260, 500, 1, GBLUR_F32, 0, 12.0, 0, 0, 260, 500, 0, 0 },
+    { 400, 480, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 4.0, 31, 17, 333, 440, 0, 0 },   /* a window */
     /* a sigma per axis (one of them 0), a window */
     { 320, 400, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 0, 0, 0, 320, 400, 7.0, 0.0 },
     { 400, 480, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 0, 31, 17, 333, 440, 1.5, 6.0 },

@@ -179,7 +179,7 @@ main (int argc, char **argv)
       printf ("skipped: no ICC profiles in %s (Debian: libgs-common)\n", dir);
       return 77;
     }
-  engine = blur_engine_new (&error);
+  engine = blur_engine_new (FALSE, &error);
   if (!engine)
     {
       printf ("no engine: %s\n", error->message);

@@ -56,11 +56,12 @@ blur_check_arguments (gdouble sigma, gboolean drawable_valid, gboolean is_group,
 }
 
 gblur_engine *
-blur_engine_new (GError **error)
+blur_engine_new (gboolean once, GError **error)
 {
+  gblur_config  config = { GBLUR_BACKEND_AUTO, 0, 0, 0, once };
   gblur_status  status;
   char          msg[300];
-  gblur_engine *engine = gblur_engine_new (NULL, &status, msg, sizeof msg);
+  gblur_engine *engine = gblur_engine_new (&config, &status, msg, sizeof msg);
 
   if (!engine)
     g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,

@@ -64,8 +64,11 @@ gboolean  blur_check_arguments (gdouble   sigma,
                                 gboolean  is_indexed,
                                 GError  **error);
 
-/* The engine, created once per plug-in run or dialog; NULL with *error set. */
-gblur_engine *blur_engine_new (GError **error);
+/* The engine, created once per plug-in run or dialog; NULL with *error set.
+ * once: it lives for one blur (a batch call), so CUDA starts only if that
+ * blur would take the CPU longer (gblur_config.defer_cuda); a dialog starts
+ * it at once, while the user looks at the preview. */
+gblur_engine *blur_engine_new (gboolean once, GError **error);
 
 /* The error of a failed engine call: a calling error for a bad sigma, an
  * execution error otherwise, with the engine's message. */
