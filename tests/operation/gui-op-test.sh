@@ -102,8 +102,9 @@ changed () { # A B: pixels that differ
 }
 canvas () { sleep 2; x import -window "$image_win" "$1"; }
 
-# GIMP 3 names the image window "*[Untitled]-1.0 (RGB color ...) 320x240 – GIMP".
-if wait_for "the image window" 240 find_window "– GIMP\$"; then
+# GIMP 3 names the image window "*[in] (imported)-1.0 (RGB color ...) 320x240
+# – GIMP" (the end, translated: "– 김프" in Korean).
+if wait_for "the image window" 240 find_window '^\*?\[in\]'; then
   image_win=$win
   canvas "$work/plain.png"
   x xdotool windowfocus --sync "$image_win"
