@@ -7,9 +7,9 @@
 #   tests/operation/gui-op-test.sh 3.0|3.2 [-|DIR] [ARTIFACTS]
 # DIR: a build of the plug-in and the operation in the chroot (default: build
 # one).  The route to the entry (OPGUI_ROUTE): "search" types its label into
-# GIMP's action search ("/") and takes the result, "menu" walks Filters ▸
-# Blur by their mnemonics (read from GIMP's own catalogue in the test's
-# language) and takes the submenu's last entry (ours: the test's profile has
+# GIMP's action search ("/") and takes the result, "menu" opens Filters by its
+# mnemonic (read from GIMP's own catalogue in the test's language), walks to
+# Blur with the arrow keys and takes the submenu's last entry (ours: the test's profile has
 # no other extra filter there).  Default: search in 3.0; menu in 3.2, whose
 # action search applies a GEGL filter at once with its defaults, without the
 # dialog.  With GUI_LANG=ko (or de) GIMP runs in that language: the search
@@ -38,23 +38,22 @@ label=$(po_tr "Gaussian Blur (CUDA)…" | sed 's/ *…$//') || exit 1
 locale_env=""
 [ -n "$lang" ] && locale_env="LANG=$($PY "$top/tests/gimp/batch_test.py" locale "$lang") LANGUAGE=$lang"
 shot=gimp$version${lang:+-$lang}
-# The mnemonics of Filters and Blur and the action search's title, in GIMP's
-# own catalogue for the language.
+# The mnemonic of Filters and the action search's title, in GIMP's own
+# catalogue for the language.
 chroot_root=${GIMP3_CHROOTS:-/var/cache/cuda-gaussian-blur}/$([ "$version" = 3.0 ] && echo trixie || echo forky)
-mnemonics=$($PY - "$chroot_root" "$lang" <<'PY'
+mnemonic=$($PY - "$chroot_root" "$lang" <<'PY'
 import gettext, re, sys
 root, lang = sys.argv[1], sys.argv[2]
 t = gettext.NullTranslations()
 if lang:
     t = gettext.GNUTranslations(open(f"{root}/usr/share/locale/{lang}/LC_MESSAGES/gimp30.mo", "rb"))
-keys = [re.search(r"_(\w)", t.pgettext("filters-action", m)).group(1).lower() for m in ("Filte_rs", "_Blur")]
-print(" ".join(keys))
+print(re.search(r"_(\w)", t.pgettext("filters-action", "Filte_rs")).group(1).lower())
 print(t.gettext("Search Actions"))
 PY
-) || { echo "no mnemonics for Filters and Blur" >&2; exit 1; }
-search_title=$(echo "$mnemonics" | sed -n 2p)
-mnemonics=$(echo "$mnemonics" | head -n 1)
-echo "== route: $route; title '$title'; label '$label'; menu mnemonics alt+${mnemonics% *}, ${mnemonics#* }"
+) || { echo "no mnemonic for Filters" >&2; exit 1; }
+search_title=$(echo "$mnemonic" | sed -n 2p)
+mnemonic=$(echo "$mnemonic" | head -n 1)
+echo "== route: $route; title '$title'; label '$label'; Filters: alt+$mnemonic"
 
 $PY -c "
 import sys; sys.path.insert(0, '$top/tests/gimp'); import batch_test as bt, numpy as np
@@ -101,10 +100,16 @@ changed () { # A B: pixels that differ
   x compare -metric AE "$1" "$2" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1
 }
 canvas () { sleep 2; x import -window "$image_win" "$1"; }
+# What was on the screen, for a failure's report.
+list_windows () {
+  x xdotool search --onlyvisible --name . 2>/dev/null | while read -r w; do
+    echo "window: $(x xdotool getwindowname "$w")"; done >"$work/windows.txt"
+}
 
 # GIMP 3 names the image window "*[in] (imported)-1.0 (RGB color ...) 320x240
-# – GIMP" (the end, translated: "– 김프" in Korean).
-if wait_for "the image window" 240 find_window '^\*?\[in\]'; then
+# – GIMP" (3.2) or "*[Untitled]-1.0 (...) – GIMP" (3.0); its start and end
+# are translated ("– 김프" in Korean), not its image and display numbers.
+if wait_for "the image window" 240 find_window '.-1\.0 \('; then
   image_win=$win
   canvas "$work/plain.png"
   x xdotool windowfocus --sync "$image_win"
@@ -116,10 +121,13 @@ if wait_for "the image window" 240 find_window '^\*?\[in\]'; then
     sleep 1; x import -window root "$artifacts/$shot-operation-search.png"
     x xdotool key Return
   else
-    # Filters ▸ Blur by their mnemonics; Up from the top of the submenu
-    # selects its last entry.
-    x xdotool key "alt+${mnemonics% *}"; sleep 1; x xdotool key "${mnemonics#* }"; sleep 1
-    x xdotool key Up; sleep 1
+    # Filters by its mnemonic: its first sensitive entry is selected
+    # (Reset all Filters; Repeat and Re-Show are not, before a filter ran);
+    # Down: Blur (by its mnemonic would only select it where another entry
+    # shares the letter: Weichzeichnen and Web in German); Right opens it, and
+    # Up from its first entry selects its last.
+    x xdotool key "alt+$mnemonic"; sleep 1; x xdotool key Down; sleep 1
+    x xdotool key Right; sleep 1; x xdotool key Up; sleep 1
     x import -window root "$artifacts/$shot-operation-menu.png"
     x xdotool key Return
   fi
@@ -146,9 +154,7 @@ if wait_for "the image window" 240 find_window '^\*?\[in\]'; then
     gone () { ! timeout 5 xdotool search --onlyvisible --name "$dialog_name" >/dev/null 2>&1; }
     wait_for "the filter's dialog to close on OK" 30 gone && result 1 "OK closes the filter's dialog"
   fi
-  # What was on the screen, for a failure's report.
-  x xdotool search --onlyvisible --name . 2>/dev/null | while read -r w; do
-    echo "window: $(x xdotool getwindowname "$w")"; done >"$work/windows.txt"
+  list_windows
   touch "$work/applied.marker"
   wait_for "the filters reported after OK" 60 log_has "$work/log" "OPGUI AFTER-OK"
   x import -window root "$artifacts/$shot-operation-after-ok.png"
@@ -157,6 +163,8 @@ if wait_for "the image window" 240 find_window '^\*?\[in\]'; then
   x import -window root "$artifacts/$shot-operation-after-undo.png"
   touch "$work/undone.marker"
   wait_for "the filters reported after Undo" 60 log_has "$work/log" "OPGUI AFTER-UNDO"
+else
+  list_windows; cat "$work/windows.txt"
 fi
 ok=$(sed -n 's/.*OPGUI AFTER-OK \([0-9]*\).*/\1/p' "$work/log" | head -n 1)
 undo=$(sed -n 's/.*OPGUI AFTER-UNDO \([0-9]*\).*/\1/p' "$work/log" | head -n 1)
