@@ -6,6 +6,8 @@ Scripts: merge.scm (with the operation installed: merged into layers and a
 selection, appended as a layer effect and saved in XCF, the procedure on
 three layers), reopen.scm (a new GIMP: the XCF opened and exported),
 fallback.scm (the operation not installed: the same procedure calls).
+edit.py and edit-reopen.py (python-fu: libgimp's filter config) append the
+operation as a layer effect, change its std-devs, save and reopen the XCF.
 Each compares with the double-precision reference of the batch suite."""
 import os
 import sys
@@ -31,6 +33,12 @@ PROC_CASES = [("proc-gray8", "gray8", 2.0), ("proc-rgba8", "rgba8", 3.5), ("proc
 # selection; a filter would not): blurred as the whole image, inside it.
 PROC_SELECTION = ("proc-gray8-selection", "gray8", 3.0, (20, 15, 40, 30))
 XCF_CASE = ("op-xcf", "rgba8", 3.0, 2.0)
+# "Editable later" (edit.py, edit-reopen.py; Python, for libgimp's filter
+# config): appended as a layer effect at the first std-devs, exported; its
+# std-devs changed through gimp_drawable_filter_get_config + update, exported
+# again, saved in XCF; a new GIMP reopens it, reads the std-devs back and
+# exports it.  name, input, first (x, y), edited (x, y)
+EDIT_CASE = ("edit", "rgba8", (3.0, 3.0), (1.5, 5.0))
 # fault.scm runs in a GIMP whose process has GBLUR_FAULT=cuda-init or
 # cuda-launch: the operation's engine falls back to the CPU, GIMP stays up.
 FAULT_CASES = [("fault-gray8", "gray8", 3.0, 3.0, True, None), ("fault-rgba8", "rgba8", 2.0, 2.0, True, None)]
@@ -88,10 +96,77 @@ def prepare(work):
             f"  {bt.scm_call('3', 'img', 'drw', sigma, True)}\n"
             f"  {bt.scm_save('3', 'img', 'drw', f'{work}/out-{name}.png')})")
     merge.append(case(name, body))
+    name, inp, (sx0, sy0), (sx1, sy1) = EDIT_CASE
+    with open(f"{work}/edit.py", "w") as f:
+        f.write(EDIT_PY.format(work=work, name=name, src=f"{work}/{bt.INPUTS[inp][0]}", sx0=sx0, sy0=sy0,
+                               sx1=sx1, sy1=sy1))
+    with open(f"{work}/edit-reopen.py", "w") as f:
+        f.write(EDIT_REOPEN_PY.format(work=work, name=name))
     for script, cases in (("merge", merge), ("reopen", [reopen]), ("fallback", fallback),
                           ("fault", fault)):
         with open(f"{work}/{script}.scm", "w") as f:
             f.write("(gimp-message-set-handler CONSOLE)\n" + bt.SCM_KEEP_ERROR + "".join(cases))
+
+
+# Run by python-fu-eval; each step prints "CASE name OK|ERROR ...".
+EDIT_PY = """
+import sys, traceback
+import gi
+gi.require_version("Gimp", "3.0")
+from gi.repository import Gimp, Gio
+def save(img, path):
+    return Gimp.file_save(Gimp.RunMode.NONINTERACTIVE, img, Gio.File.new_for_path(path), None)
+def step(name, fn):
+    try:
+        fn()
+        print("CASE %s OK" % name, flush=True)
+    except Exception:
+        traceback.print_exc()
+        print("CASE %s ERROR" % name, flush=True)
+img = Gimp.file_load(Gimp.RunMode.NONINTERACTIVE, Gio.File.new_for_path("{src}"))
+layer = img.get_layers()[0]
+state = {{}}
+def append():
+    f = Gimp.DrawableFilter.new(layer, "cuda:gaussian-blur", "")
+    c = f.get_config()
+    c.set_property("std-dev-x", {sx0})
+    c.set_property("std-dev-y", {sy0})
+    f.update()
+    layer.append_filter(f)
+    state["filter"] = f
+    save(img, "{work}/out-{name}-first.png")
+def edit():
+    f = layer.get_filters()[0]
+    assert f.get_operation_name() == "cuda:gaussian-blur", f.get_operation_name()
+    c = f.get_config()
+    c.set_property("std-dev-x", {sx1})
+    c.set_property("std-dev-y", {sy1})
+    f.update()
+    print("CASE {name}-edited FILTERS %d" % len(layer.get_filters()), flush=True)
+    save(img, "{work}/out-{name}-edited.png")
+    save(img, "{work}/{name}.xcf")
+step("{name}-first", append)
+step("{name}-edited", edit)
+"""
+EDIT_REOPEN_PY = """
+import traceback
+import gi
+gi.require_version("Gimp", "3.0")
+from gi.repository import Gimp, Gio
+try:
+    img = Gimp.file_load(Gimp.RunMode.NONINTERACTIVE, Gio.File.new_for_path("{work}/{name}.xcf"))
+    layer = img.get_layers()[0]
+    fs = layer.get_filters()
+    print("CASE {name}-reopened FILTERS %d" % len(fs), flush=True)
+    c = fs[0].get_config()
+    print("CASE {name}-reopened STD-DEV %r %r" % (c.get_property("std-dev-x"), c.get_property("std-dev-y")),
+          flush=True)
+    Gimp.file_save(Gimp.RunMode.NONINTERACTIVE, img, Gio.File.new_for_path("{work}/out-{name}-reopened.png"), None)
+    print("CASE {name}-reopened OK", flush=True)
+except Exception:
+    traceback.print_exc()
+    print("CASE {name}-reopened ERROR", flush=True)
+"""
 
 
 def check(work, logs):
@@ -154,6 +229,20 @@ def check(work, logs):
                                  f"{err:.3g} (tolerance 1)")
     else:
         record(name, False, f"script status {status.get(name)}")
+    name, inp, (sx0, sy0), (sx1, sy1) = EDIT_CASE
+    compare(f"{name}-first", inp, sx0, sy0, True, f"{work}/out-{name}-first.png")
+    compare(f"{name}-edited", inp, sx1, sy1, True, f"{work}/out-{name}-edited.png")
+    m = re.search(rf"CASE {name}-edited FILTERS (\d+)", log)
+    record(f"{name}-one-effect", bool(m) and int(m.group(1)) == 1,
+           f"after the edit the layer has {m.group(1) if m else 'no'} filter(s), 1 expected (edited, not added)")
+    m = re.search(rf"CASE {name}-reopened FILTERS (\d+)", log)
+    record(f"{name}-reopened-effect", bool(m) and int(m.group(1)) == 1,
+           f"the reopened XCF's layer has {m.group(1) if m else 'no'} filter(s), 1 expected")
+    m = re.search(rf"CASE {name}-reopened STD-DEV (\S+) (\S+)", log)
+    kept = bool(m) and abs(float(m.group(1)) - sx1) < 1e-9 and abs(float(m.group(2)) - sy1) < 1e-9
+    record(f"{name}-reopened-std-dev", kept, f"std-devs read back after reopening: "
+           f"{(m.group(1) + ' × ' + m.group(2)) if m else 'none'}, {sx1} × {sy1} expected")
+    compare(f"{name}-reopened", inp, sx1, sy1, True, f"{work}/out-{name}-reopened.png")
     merged = log.count("merged cuda:gaussian-blur into the drawable")
     record("proc-through-operation", merged == len(PROC_CASES),
            f"{merged} procedure calls merged the operation, {len(PROC_CASES)} expected (the others: "

@@ -1,12 +1,22 @@
 #!/bin/sh
 # The operation cuda:gaussian-blur as a GIMP 3 user meets it, under Xvfb,
-# driven with xdotool: open it from its menu entry (through GIMP's action
-# search, by its label), check the canvas shows the blur, change Size X and
-# check the canvas changes again, OK: the layer has the filter as an effect
-# (what the Layers dialog shows); undo: the effect is gone.
+# driven with xdotool: open it from its menu entry, check the canvas shows the
+# blur, change Size X and check the canvas changes again, OK: the layer has
+# the filter as an effect (what the Layers dialog shows); undo: the effect is
+# gone.
 #   tests/operation/gui-op-test.sh 3.0|3.2 [-|DIR] [ARTIFACTS]
 # DIR: a build of the plug-in and the operation in the chroot (default: build
-# one).  Ends with "N passed, N failed".
+# one).  The route to the entry (OPGUI_ROUTE): "search" types its label into
+# GIMP's action search ("/") and takes the result, "menu" opens Filters by its
+# mnemonic (read from GIMP's own catalogue in the test's language), walks to
+# Blur with the arrow keys and takes the submenu's last entry (ours: the test's profile has
+# no other extra filter there).  Default: search in 3.0 in English; menu in
+# 3.2, whose action search applies a GEGL filter at once with its defaults,
+# without the dialog, and in other languages (3.0's search found nothing
+# for the Korean label that xdotool typed).  With GUI_LANG=ko (or de) GIMP
+# runs in that language: the search would type the label as po/LANG.po
+# translates it, and the dialog's title must begin with the translated
+# title.  Ends with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -19,7 +29,33 @@ artifacts=${3:-$work/artifacts}
 modules=$work/data/gegl-0.4/plug-ins
 mkdir -p "$artifacts" "$work/profile" "$modules"
 PY=/usr/bin/python3
-label="Gaussian Blur (CUDA)"
+lang=${GUI_LANG:-}
+route=${OPGUI_ROUTE:-}
+[ -n "$route" ] || { [ "$version" = 3.0 ] && [ -z "$lang" ] && route=search || route=menu; }
+case $route in search|menu) ;; *) echo "OPGUI_ROUTE must be search or menu" >&2; exit 2 ;; esac
+po_tr () { if [ -n "$lang" ]; then $PY "$top/tests/gimp/batch_test.py" translation "$lang" "$1"; else echo "$1"; fi; }
+title=$(po_tr "Gaussian Blur (CUDA)") || exit 1
+# What the search types: the menu label without its ellipsis.
+label=$(po_tr "Gaussian Blur (CUDA)…" | sed 's/ *…$//') || exit 1
+locale_env=""
+[ -n "$lang" ] && locale_env="LANG=$($PY "$top/tests/gimp/batch_test.py" locale "$lang") LANGUAGE=$lang"
+shot=gimp$version${lang:+-$lang}
+# The mnemonic of Filters and the action search's title, in GIMP's own
+# catalogue for the language.
+chroot_root=${GIMP3_CHROOTS:-/var/cache/cuda-gaussian-blur}/$([ "$version" = 3.0 ] && echo trixie || echo forky)
+mnemonic=$($PY - "$chroot_root" "$lang" <<'PY'
+import gettext, re, sys
+root, lang = sys.argv[1], sys.argv[2]
+t = gettext.NullTranslations()
+if lang:
+    t = gettext.GNUTranslations(open(f"{root}/usr/share/locale/{lang}/LC_MESSAGES/gimp30.mo", "rb"))
+print(re.search(r"_(\w)", t.pgettext("filters-action", "Filte_rs")).group(1).lower())
+print(t.gettext("Search Actions"))
+PY
+) || { echo "no mnemonic for Filters" >&2; exit 1; }
+search_title=$(echo "$mnemonic" | sed -n 2p)
+mnemonic=$(echo "$mnemonic" | head -n 1)
+echo "== route: $route; title '$title'; label '$label'; Filters: alt+$mnemonic"
 
 $PY -c "
 import sys; sys.path.insert(0, '$top/tests/gimp'); import batch_test as bt, numpy as np
@@ -45,7 +81,7 @@ gimp3_build "$work" "$build" /build-gimp$version-gui || exit 1
 in_gimp3 "$work" "
   set -e
   cp $plugin_dir/plugin/cuda-gaussian-blur.so $modules/ && cp -r $plugin_dir/po/locale $modules/
-  export DISPLAY=$DISPLAY GIMP3_DIRECTORY=$work/profile XDG_DATA_HOME=$work/data
+  export $locale_env DISPLAY=$DISPLAY GIMP3_DIRECTORY=$work/profile XDG_DATA_HOME=$work/data
   $(gimp_binary gui) --no-splash --batch-interpreter=plug-in-script-fu-eval -b '(load \"$work/opgui.scm\")'" \
   >"$work/log" 2>&1 &
 gimp=$!
@@ -66,23 +102,48 @@ changed () { # A B: pixels that differ
   x compare -metric AE "$1" "$2" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1
 }
 canvas () { sleep 2; x import -window "$image_win" "$1"; }
+# What was on the screen, for a failure's report.
+list_windows () {
+  x xdotool search --onlyvisible --name . 2>/dev/null | while read -r w; do
+    echo "window: $(x xdotool getwindowname "$w")"; done >"$work/windows.txt"
+}
 
-# GIMP 3 names the image window "*[Untitled]-1.0 (RGB color ...) 320x240 – GIMP".
-if wait_for "the image window" 240 find_window "– GIMP\$"; then
+# GIMP 3 names the image window "*[in] (imported)-1.0 (RGB color ...) 320x240
+# – GIMP" (3.2) or "*[Untitled]-1.0 (...) – GIMP" (3.0); its start and end
+# are translated ("– 김프" in Korean), not its image and display numbers.
+if wait_for "the image window" 240 find_window '.-1\.0 \('; then
   image_win=$win
   canvas "$work/plain.png"
-  # Its menu entry, by its label, through the action search ("/").
-  x xdotool windowfocus --sync "$image_win"; x xdotool key slash
-  wait_for "the action search" 20 find_window "Search Actions" &&
-    x xdotool windowfocus --sync "$win" && x xdotool type --delay 50 "$label"
-  sleep 1; x import -window root "$artifacts/gimp$version-operation-search.png"
-  x xdotool key Return
-  dialog_name="cuda:gaussian-blur|^$label\$"
-  if wait_for "the filter's dialog '$label'" 60 find_window "$dialog_name"; then
+  x xdotool windowfocus --sync "$image_win"
+  if [ $route = search ]; then
+    # Its menu entry, by its label, through the action search ("/").
+    x xdotool key slash
+    wait_for "the action search" 20 find_window "$search_title" &&
+      x xdotool windowfocus --sync "$win" && x xdotool type --delay 50 "$label"
+    sleep 1; x import -window root "$artifacts/$shot-operation-search.png"
+    x xdotool key Return
+  else
+    # Filters by its mnemonic: its first sensitive entry is selected
+    # (Reset all Filters; Repeat and Re-Show are not, before a filter ran);
+    # Down: Blur (by its mnemonic would only select it where another entry
+    # shares the letter: Weichzeichnen and Web in German); Right opens it, and
+    # Up from its first entry selects its last.
+    x xdotool key "alt+$mnemonic"; sleep 1; x xdotool key Down; sleep 1
+    x xdotool key Right; sleep 1; x xdotool key Up; sleep 1
+    x import -window root "$artifacts/$shot-operation-menu.png"
+    x xdotool key Return
+  fi
+  dialog_name="cuda:gaussian-blur"
+  if wait_for "the filter's dialog '$title (cuda:gaussian-blur)'" 60 find_window "$dialog_name"; then
     dialog=$win
-    result 1 "the operation opens from its menu entry" "dialog '$label'"
+    name=$(x xdotool getwindowname "$dialog")
+    result 1 "the operation opens from its menu entry ($route)" "dialog '$name'"
+    case $name in
+      "$title "*) result 1 "the dialog's title is the title${lang:+ in '$lang'}" "'$title'" ;;
+      *) result 0 "the dialog's title is the title${lang:+ in '$lang'}" "'$name', expected '$title …'" ;;
+    esac
     canvas "$work/preview1.png"
-    x import -window root "$artifacts/gimp$version-operation-dialog.png"
+    x import -window root "$artifacts/$shot-operation-dialog.png"
     n=$(changed "$work/plain.png" "$work/preview1.png")
     result $([ "${n:-0}" -gt 2000 ] && echo 1 || echo 0) "the canvas shows the blur" "$n pixels changed"
     # Size X: two Tabs from where the dialog starts, its text selected.
@@ -95,21 +156,17 @@ if wait_for "the image window" 240 find_window "– GIMP\$"; then
     gone () { ! timeout 5 xdotool search --onlyvisible --name "$dialog_name" >/dev/null 2>&1; }
     wait_for "the filter's dialog to close on OK" 30 gone && result 1 "OK closes the filter's dialog"
   fi
-  # What was on the screen, for a failure's report.
-  x xdotool search --onlyvisible --name . 2>/dev/null | while read -r w; do
-    echo "window: $(x xdotool getwindowname "$w")"; done >"$work/windows.txt"
+  list_windows
   touch "$work/applied.marker"
   wait_for "the filters reported after OK" 60 log_has "$work/log" "OPGUI AFTER-OK"
-  x import -window root "$artifacts/gimp$version-operation-after-ok.png"
-  # Edit ▸ Undo, through the action search as well.
-  x xdotool windowfocus --sync "$image_win"; x xdotool key slash
-  wait_for "the action search" 20 find_window "Search Actions" &&
-    x xdotool windowfocus --sync "$win" && x xdotool type --delay 50 "Undo"
-  sleep 1; x import -window root "$artifacts/gimp$version-operation-undo-search.png"
-  x xdotool key Return; sleep 2
-  x import -window root "$artifacts/gimp$version-operation-after-undo.png"
+  x import -window root "$artifacts/$shot-operation-after-ok.png"
+  # Edit ▸ Undo, by its shortcut.
+  x xdotool windowfocus --sync "$image_win"; x xdotool key ctrl+z; sleep 2
+  x import -window root "$artifacts/$shot-operation-after-undo.png"
   touch "$work/undone.marker"
   wait_for "the filters reported after Undo" 60 log_has "$work/log" "OPGUI AFTER-UNDO"
+else
+  list_windows; cat "$work/windows.txt"
 fi
 ok=$(sed -n 's/.*OPGUI AFTER-OK \([0-9]*\).*/\1/p' "$work/log" | head -n 1)
 undo=$(sed -n 's/.*OPGUI AFTER-UNDO \([0-9]*\).*/\1/p' "$work/log" | head -n 1)
