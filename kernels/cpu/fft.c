@@ -28,20 +28,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Floats per block of columns of the vertical pass: the block's lines are
- * interleaved (one transform of many lines, vectorised across them). */
+/* Columns (floats) per block of the vertical pass: a cache line of each
+ * row is read once for the block's lines, which then go through the
+ * transforms one by one. */
+#ifndef PREFETCH_ROWS
+#define PREFETCH_ROWS 8
+#endif
+#ifndef BLOCK_FLOATS
 #define BLOCK_FLOATS 16
+#endif
 
-/* Relative costs per output sample, measured with tests/bench on a 2-core
- * AVX-512 machine (see fft_expected_faster): a direct tap, and one unit
- * of n log2 n / outputs of a transform pass. */
-#define DIRECT_TAP_COST 1.0
-#define FFT_UNIT_COST   0.55
+/* The cost of a pass per output sample, in taps of the direct loops (which
+ * cost 2 radius + 1 taps), is FFT_COST times n log2 n / outputs, n the FFT
+ * length: fitted to the crossovers measured with one thread on 2048x2048
+ * gray and 1024x1024 RGBA images (a 2-core AVX-512 EPYC): the horizontal
+ * pass alone breaks even near sigma 21, both passes near sigma 32 (gray)
+ * and 28 (RGBA).  The vertical pass costs twice as much: it transposes
+ * blocks of columns in and out. */
+#define FFT_COST_H 10.0
+#define FFT_COST_V 20.0
+#ifndef FFT_PLAN_FLAGS
+#define FFT_PLAN_FLAGS FFTW_ESTIMATE
+#endif
 
 /* ---- Plans, shared by all engines ---- */
 
 typedef struct fft_plans {
-  int               n, howmany;
+  int               n;
   fftwf_plan        forward, backward;
   struct fft_plans *next;
 } fft_plans;
@@ -49,23 +62,22 @@ typedef struct fft_plans {
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 static fft_plans      *plan_cache;
 
-/* Transforms of howmany interleaved lines of length n (line j at j, j +
- * howmany, ...): real -> n/2 + 1 complex and back. */
+/* Transforms of one line of length n: real -> n/2 + 1 complex and back.
+ * (One line at a time: with FFTW_ESTIMATE, a plan for many lines, whether
+ * interleaved or one after the other, ran 1.5 to 3 times slower per
+ * sample here.) */
 static fft_plans *
-make_plans (int n, int howmany)
+make_plans (int n)
 {
   fft_plans     *p = calloc (1, sizeof *p);
-  float         *real = fftwf_malloc ((size_t) n * howmany * sizeof (float));
-  fftwf_complex *spec = fftwf_malloc ((size_t) (n / 2 + 1) * howmany * sizeof (fftwf_complex));
+  float         *real = fftwf_malloc ((size_t) n * sizeof (float));
+  fftwf_complex *spec = fftwf_malloc ((size_t) (n / 2 + 1) * sizeof (fftwf_complex));
 
   if (p && real && spec)
     {
       p->n = n;
-      p->howmany = howmany;
-      p->forward = fftwf_plan_many_dft_r2c (1, &n, howmany, real, NULL, howmany, 1,
-                                            spec, NULL, howmany, 1, FFTW_ESTIMATE);
-      p->backward = fftwf_plan_many_dft_c2r (1, &n, howmany, spec, NULL, howmany, 1,
-                                             real, NULL, howmany, 1, FFTW_ESTIMATE);
+      p->forward = fftwf_plan_dft_r2c_1d (n, real, spec, FFT_PLAN_FLAGS);
+      p->backward = fftwf_plan_dft_c2r_1d (n, spec, real, FFT_PLAN_FLAGS);
     }
   fftwf_free (real);
   fftwf_free (spec);
@@ -79,18 +91,18 @@ make_plans (int n, int howmany)
   return p;
 }
 
-/* The cached plans for (n, howmany), made on first use; NULL when out of
+/* The cached plans for length n, made on first use; NULL when out of
  * memory. */
 static const fft_plans *
-plans_for (int n, int howmany)
+plans_for (int n)
 {
   fft_plans *p;
 
   pthread_mutex_lock (&plan_lock);
   for (p = plan_cache; p; p = p->next)
-    if (p->n == n && p->howmany == howmany)
+    if (p->n == n)
       break;
-  if (!p && (p = make_plans (n, howmany)))
+  if (!p && (p = make_plans (n)))
     {
       p->next = plan_cache;
       plan_cache = p;
@@ -101,20 +113,25 @@ plans_for (int n, int howmany)
 
 /* ---- Lengths and the decision ---- */
 
-/* The smallest even n >= len whose only prime factors are 2, 3 and 5:
- * the lengths FFTW transforms fastest. */
+/* The smallest n >= len that is a power of two times one of a few small
+ * odd numbers: the lengths whose FFTW_ESTIMATE plans ran fastest per
+ * n log n here (odd parts such as 125, 243 or 675 ran 1.3 to 2 times
+ * slower; 2700 took longer than 2880). */
 static int
 fft_length (int len)
 {
-  for (int n = len + (len & 1);; n += 2)
+  static const int odd[] = { 1, 3, 5, 9, 15, 25, 27, 45, 75 };
+  int              best = 0;
+
+  for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
     {
-      int m = n;
-      while (m % 2 == 0) m /= 2;
-      while (m % 3 == 0) m /= 3;
-      while (m % 5 == 0) m /= 5;
-      if (m == 1)
-        return n;
+      int n = 2 * odd[i];
+      while (n < len)
+        n *= 2;
+      if (best == 0 || n < best)
+        best = n;
     }
+  return best;
 }
 
 /* Where the window's region (window grown by the radii, clamped to the
@@ -148,21 +165,21 @@ format_allows_fft (const gblur_job *job)
   return !(job->src->sample == GBLUR_U16 && (job->flags & GBLUR_LINEAR_LIGHT));
 }
 
-/* Cost per output sample of one pass over lines of `outputs` samples,
- * `lines_per_output_line` lines per output line (the vertical pass
- * transforms the region's columns, more than the window's). */
+/* Cost per output sample of one pass over lines of `outputs` samples, in
+ * direct taps; lines_ratio: lines transformed per output line (the
+ * vertical pass transforms the region's columns, more than the window's). */
 static double
-fft_pass_cost (int radius, int outputs, double lines_ratio)
+fft_pass_cost (double unit, int radius, int outputs, double lines_ratio)
 {
   const double n = fft_length (outputs + 2 * radius);
 
-  return radius > 0 ? FFT_UNIT_COST * lines_ratio * n * log2 (n) / outputs : 0.0;
+  return radius > 0 ? unit * lines_ratio * n * log2 (n) / outputs : 0.0;
 }
 
 static double
 direct_pass_cost (int radius)
 {
-  return radius > 0 ? DIRECT_TAP_COST * (2 * radius + 1) : 0.0;
+  return radius > 0 ? 2 * radius + 1 : 0.0;
 }
 
 static int
@@ -170,8 +187,8 @@ fft_expected_faster (const gblur_job *job)
 {
   const gblur_geometry *g = &job->geo;
   const region          reg = job_region (job);
-  double fft = fft_pass_cost (job->radius_y, g->win_h, (double) reg.w / g->win_w)
-               + fft_pass_cost (job->radius_x, g->win_w, 1.0);
+  double fft = fft_pass_cost (FFT_COST_V, job->radius_y, g->win_h, (double) reg.w / g->win_w)
+               + fft_pass_cost (FFT_COST_H, job->radius_x, g->win_w, 1.0);
   double direct = direct_pass_cost (job->radius_y) + direct_pass_cost (job->radius_x);
 
   return fft < direct;
@@ -185,42 +202,21 @@ typedef struct {
   region                   reg;
   int                      c;
   int                      workers;
-  /* vertical pass (radius_y > 0): blocks of block_px columns */
-  int                      ny, block_px, nblocks;
-  const fft_plans         *vplans, *vplans_last;  /* full blocks, the last one */
-  float                   *ky;                    /* ny/2 + 1 real spectrum / ny */
-  float                   *mid;                   /* win_h rows of reg.w * c floats */
-  /* horizontal pass (radius_x > 0) */
-  int                      nx;
-  const fft_plans         *hplans;
-  float                   *kx;
+  size_t                   stride;       /* floats per row of img, >= reg.w * c */
+  float                   *img;          /* the region in working floats; the
+                                            vertical pass writes its outputs
+                                            over the window's rows */
+  int                      ny, nx;       /* FFT lengths, 0 for a radius 0 */
+  const fft_plans         *vplans, *hplans;
+  float                   *ky, *kx;      /* kernel spectra / n */
   /* per worker */
-  float                  **line;
-  fftwf_complex          **spec;
-  float                  **row;                   /* a converted source row (radius_y 0) */
+  float                  **lines;        /* BLOCK_FLOATS lines of max (nx, ny) floats */
+  fftwf_complex          **spec;         /* a line's spectrum */
+  float                  **out;          /* an output row */
   /* work sharing */
   pthread_mutex_t          lock;
-  int                      next, end;             /* next block or row, and the end */
+  int                      next, end;    /* the next item, and the end */
 } fft_run;
-
-/* Floats of each worker's line buffer, complex values of its spectrum. */
-static size_t
-line_floats (const fft_run *run)
-{
-  size_t v = run->job->radius_y > 0 ? (size_t) run->ny * run->block_px * run->c : 0;
-  size_t h = run->job->radius_x > 0 ? (size_t) run->nx * run->c : 0;
-
-  return v > h ? v : h;
-}
-
-static size_t
-spec_values (const fft_run *run)
-{
-  size_t v = run->job->radius_y > 0 ? (size_t) (run->ny / 2 + 1) * run->block_px * run->c : 0;
-  size_t h = run->job->radius_x > 0 ? (size_t) (run->nx / 2 + 1) * run->c : 0;
-
-  return v > h ? v : h;
-}
 
 static void
 plan_lengths (fft_run *run, const gblur_job *job)
@@ -230,26 +226,31 @@ plan_lengths (fft_run *run, const gblur_job *job)
   run->srgb = gblur_srgb_tables_get ();
   run->reg = job_region (job);
   run->c = job->src->channels;
-  run->block_px = BLOCK_FLOATS / run->c;
-  run->nblocks = (run->reg.w + run->block_px - 1) / run->block_px;
+  /* an odd number of cache lines: a block's column of rows spreads over
+   * the cache sets (a row of 2048 floats put them all in a few) */
+  run->stride = round_up ((size_t) run->reg.w * run->c, BLOCK_FLOATS) | BLOCK_FLOATS;
   if (job->radius_y > 0)
     run->ny = fft_length (job->geo.win_h + 2 * job->radius_y);
   if (job->radius_x > 0)
     run->nx = fft_length (job->geo.win_w + 2 * job->radius_x);
 }
 
+static size_t
+max_length (const fft_run *run)
+{
+  return (size_t) (run->nx > run->ny ? run->nx : run->ny);
+}
+
 /* Bytes the run allocates with `workers` workers. */
 static size_t
 run_bytes (const fft_run *run, int workers)
 {
-  const gblur_job *job = run->job;
-  size_t mid = job->radius_y > 0 ? (size_t) job->geo.win_h * run->reg.w * run->c : 0;
-  size_t row = job->radius_y > 0 ? 0 : (size_t) run->reg.w * run->c;
-  size_t per_worker = (line_floats (run) + row) * sizeof (float)
-                      + spec_values (run) * sizeof (fftwf_complex);
+  const size_t n = max_length (run);
+  const size_t per_worker = (BLOCK_FLOATS * n + (size_t) run->job->geo.win_w * run->c) * sizeof (float)
+                            + (n / 2 + 1) * sizeof (fftwf_complex);
 
-  return mid * sizeof (float) + (size_t) (run->ny + run->nx) * sizeof (float)
-         + (size_t) workers * per_worker;
+  return (size_t) run->reg.h * run->stride * sizeof (float)
+         + (size_t) (run->ny + run->nx) * sizeof (float) + (size_t) workers * per_worker;
 }
 
 int
@@ -271,7 +272,7 @@ gblur_cpu_fft_wanted (const gblur_job *job, gblur_fft_mode mode)
 static float *
 kernel_spectrum (int n, const float *w, int r)
 {
-  const fft_plans *p = plans_for (n, 1);
+  const fft_plans *p = plans_for (n);
   float           *k = fftwf_malloc ((size_t) n * sizeof (float));
   fftwf_complex   *s = fftwf_malloc ((size_t) (n / 2 + 1) * sizeof (fftwf_complex));
   float           *re = malloc ((size_t) (n / 2 + 1) * sizeof (float));
@@ -296,119 +297,136 @@ kernel_spectrum (int n, const float *w, int r)
   return re;
 }
 
-/* Multiplies howmany interleaved spectra by the real spectrum k. */
+/* line (len values, zeros after them up to n) convolved with the kernel of
+ * spectrum k, in place. */
 static void
-multiply_spectra (fftwf_complex *s, const float *k, int n, int howmany)
+convolve_line (const fft_plans *p, const float *k, int len, float *line, fftwf_complex *spec)
 {
-  float *f = (float *) s;
+  float *f = (float *) spec;
 
-  for (int i = 0; i <= n / 2; i++)
+  memset (line + len, 0, (size_t) (p->n - len) * sizeof (float));
+  fftwf_execute_dft_r2c (p->forward, line, spec);
+  for (int i = 0; i <= p->n / 2; i++)
     {
-      float *v = f + (size_t) i * 2 * howmany;
-      for (int j = 0; j < 2 * howmany; j++)
-        v[j] *= k[i];
+      f[2 * i] *= k[i];
+      f[2 * i + 1] *= k[i];
     }
+  fftwf_execute_dft_c2r (p->backward, spec, line);
 }
 
-/* ---- The vertical pass: block b of columns into mid ---- */
+/* ---- Converting the region: row i of img ---- */
 
-/* The block's lines, interleaved: line position p is image row
- * win_y - ry + p clamped to the region; zeros up to ny. */
 static void
-load_column_block (const fft_run *run, int x0, int px, float *line)
+load_region_row (const fft_run *run, int i)
 {
   const gblur_job   *job = run->job;
   const gblur_image *src = job->src;
-  const int          ry = job->radius_y, len = job->geo.win_h + 2 * ry;
-  const size_t       bw = (size_t) px * run->c;
-  const size_t       offset = (size_t) x0 * run->c * gblur_sample_size (src->sample);
-  int                prev = -1;
+
+  gblur_cpu_load_row ((const unsigned char *) src->data + (size_t) (run->reg.y0 + i) * src->stride
+                      + (size_t) run->reg.x0 * run->c * gblur_sample_size (src->sample),
+                      src->sample, run->reg.w, run->c, job->flags, run->srgb,
+                      run->img + (size_t) i * run->stride);
+}
+
+/* ---- The vertical pass: block b of BLOCK_FLOATS columns of img ---- */
+
+/* The block's columns as lines, line k at lines + k n: position p is image
+ * row win_y - ry + p clamped to the region.  A row's BLOCK_FLOATS values
+ * are one cache line, read once for all the block's lines. */
+static void
+gather_columns (const fft_run *run, size_t x, int bw, float *lines)
+{
+  const gblur_job *job = run->job;
+  const int        ry = job->radius_y, len = job->geo.win_h + 2 * ry;
+  const size_t     n = (size_t) run->ny;
 
   for (int p = 0; p < len; p++)
     {
-      int    y = clamp_int (job->geo.win_y - ry + p, run->reg.y0, run->reg.y0 + run->reg.h - 1);
-      float *out = line + (size_t) p * bw;
-
-      if (y == prev)  /* a clamped row: the one before again */
-        memcpy (out, out - bw, bw * sizeof (float));
-      else
-        gblur_cpu_load_row ((const unsigned char *) src->data + (size_t) y * src->stride + offset,
-                            src->sample, px, run->c, job->flags, run->srgb, out);
-      prev = y;
+      const int    y = clamp_int (job->geo.win_y - ry + p, run->reg.y0, run->reg.y0 + run->reg.h - 1);
+      const float *v = run->img + (size_t) (y - run->reg.y0) * run->stride + x;
+      /* rows a page apart: the hardware prefetcher does not follow */
+      __builtin_prefetch (v + PREFETCH_ROWS * run->stride);
+      for (int k = 0; k < bw; k++)
+        lines[k * n + p] = v[k];
     }
-  memset (line + (size_t) len * bw, 0, (size_t) (run->ny - len) * bw * sizeof (float));
+}
+
+/* The outputs back in img, over the window's rows. */
+static void
+scatter_columns (const fft_run *run, size_t x, int bw, const float *lines)
+{
+  const gblur_job *job = run->job;
+  const int        ry = job->radius_y;
+  const size_t     n = (size_t) run->ny;
+  float           *row0 = run->img + (size_t) (job->geo.win_y - run->reg.y0) * run->stride + x;
+
+  for (int i = 0; i < job->geo.win_h; i++)
+    {
+      __builtin_prefetch (row0 + (size_t) (i + PREFETCH_ROWS) * run->stride, 1);
+      for (int k = 0; k < bw; k++)
+        row0[(size_t) i * run->stride + k] = lines[k * n + i + ry];
+    }
 }
 
 static void
-vertical_block (const fft_run *run, int b, float *line, fftwf_complex *spec)
+vertical_block (const fft_run *run, int b, float *lines, fftwf_complex *spec)
 {
-  const gblur_job *job = run->job;
-  const int        x0 = run->reg.x0 + b * run->block_px;
-  const int        px = run->reg.x0 + run->reg.w - x0 < run->block_px
-                        ? run->reg.x0 + run->reg.w - x0 : run->block_px;
-  const int        howmany = px * run->c;
-  const fft_plans *p = px == run->block_px ? run->vplans : run->vplans_last;
-  const size_t     stride = (size_t) run->reg.w * run->c;
+  const size_t x = (size_t) b * BLOCK_FLOATS, row = (size_t) run->reg.w * run->c;
+  const int    bw = row - x < BLOCK_FLOATS ? (int) (row - x) : BLOCK_FLOATS;
+  const int    len = run->job->geo.win_h + 2 * run->job->radius_y;
 
-  load_column_block (run, x0, px, line);
-  fftwf_execute_dft_r2c (p->forward, line, spec);
-  multiply_spectra (spec, run->ky, run->ny, howmany);
-  fftwf_execute_dft_c2r (p->backward, spec, line);
-  for (int i = 0; i < job->geo.win_h; i++)
-    memcpy (run->mid + (size_t) i * stride + (size_t) (x0 - run->reg.x0) * run->c,
-            line + (size_t) (i + job->radius_y) * howmany, (size_t) howmany * sizeof (float));
+  gather_columns (run, x, bw, lines);
+  for (int k = 0; k < bw; k++)
+    convolve_line (run->vplans, run->ky, len, lines + (size_t) k * run->ny, spec);
+  scatter_columns (run, x, bw, lines);
 }
 
 /* ---- The horizontal pass: window row i into dst ---- */
 
-/* The row's line, channels interleaved: position p is image column
- * win_x - rx + p clamped to the region; zeros up to nx. */
+/* Channel ch of the row's values as a line: position p is image column
+ * win_x - rx + p clamped to the region. */
 static void
-load_row_line (const fft_run *run, const float *values, float *line)
+load_row_line (const fft_run *run, const float *values, int ch, float *line)
 {
   const gblur_job *job = run->job;
   const int        rx = job->radius_x, c = run->c, len = job->geo.win_w + 2 * rx;
-  const int        first = job->geo.win_x - rx;  /* image column of position 0 */
-  const int        lo = run->reg.x0 - first;     /* positions [lo, hi) are in the region */
+  const int        lo = run->reg.x0 - (job->geo.win_x - rx);  /* positions [lo, hi) are in the region */
   const int        hi = lo + run->reg.w;
+  const float      first = values[ch], last = values[(size_t) (run->reg.w - 1) * c + ch];
 
   for (int p = 0; p < lo; p++)
-    memcpy (line + (size_t) p * c, values, (size_t) c * sizeof (float));
-  memcpy (line + (size_t) lo * c, values, (size_t) run->reg.w * c * sizeof (float));
+    line[p] = first;
+  if (c == 1)
+    memcpy (line + lo, values, (size_t) run->reg.w * sizeof (float));
+  else
+    for (int p = lo; p < hi; p++)
+      line[p] = values[(size_t) (p - lo) * c + ch];
   for (int p = hi; p < len; p++)
-    memcpy (line + (size_t) p * c, values + (size_t) (run->reg.w - 1) * c, (size_t) c * sizeof (float));
-  memset (line + (size_t) len * c, 0, (size_t) (run->nx - len) * c * sizeof (float));
+    line[p] = last;
 }
 
 static void
-horizontal_row (const fft_run *run, int i, float *line, fftwf_complex *spec, float *row)
+horizontal_row (const fft_run *run, int i, float *line, fftwf_complex *spec, float *out)
 {
-  const gblur_job   *job = run->job;
-  const gblur_image *src = job->src;
-  gblur_image       *dst = job->dst;
-  const int          y = job->geo.win_y + i, c = run->c;
-  float             *values, *out;
+  const gblur_job *job = run->job;
+  gblur_image     *dst = job->dst;
+  const int        c = run->c, rx = job->radius_x, W = job->geo.win_w;
+  float           *values = run->img + (size_t) (job->geo.win_y + i - run->reg.y0) * run->stride;
 
-  if (job->radius_y > 0)
-    values = run->mid + (size_t) i * run->reg.w * c;
-  else
-    {
-      gblur_cpu_load_row ((const unsigned char *) src->data + (size_t) y * src->stride
-                          + (size_t) run->reg.x0 * c * gblur_sample_size (src->sample),
-                          src->sample, run->reg.w, c, job->flags, run->srgb, row);
-      values = row;
-    }
-  if (job->radius_x > 0)
-    {
-      load_row_line (run, values, line);
-      fftwf_execute_dft_r2c (run->hplans->forward, line, spec);
-      multiply_spectra (spec, run->kx, run->nx, c);
-      fftwf_execute_dft_c2r (run->hplans->backward, spec, line);
-      out = line + (size_t) job->radius_x * c;
-    }
+  if (rx > 0)
+    for (int ch = 0; ch < c; ch++)
+      {
+        load_row_line (run, values, ch, line);
+        convolve_line (run->hplans, run->kx, W + 2 * rx, line, spec);
+        if (c == 1)
+          out = line + rx;
+        else
+          for (int x = 0; x < W; x++)
+            out[(size_t) x * c + ch] = line[x + rx];
+      }
   else
     out = values + (size_t) (job->geo.win_x - run->reg.x0) * c;
-  gblur_cpu_store_row (out, job->geo.win_w, c, job->flags, dst->sample, run->srgb,
+  gblur_cpu_store_row (out, W, c, job->flags, dst->sample, run->srgb,
                        (unsigned char *) dst->data + (size_t) i * dst->stride);
 }
 
@@ -427,6 +445,17 @@ take_item (fft_run *run)
 }
 
 static void
+load_worker (void *data, int worker)
+{
+  fft_run *run = data;
+
+  if (worker >= run->workers)
+    return;
+  for (int i; (i = take_item (run)) >= 0;)
+    load_region_row (run, i);
+}
+
+static void
 vertical_worker (void *data, int worker)
 {
   fft_run *run = data;
@@ -434,7 +463,7 @@ vertical_worker (void *data, int worker)
   if (worker >= run->workers)
     return;
   for (int b; (b = take_item (run)) >= 0;)
-    vertical_block (run, b, run->line[worker], run->spec[worker]);
+    vertical_block (run, b, run->lines[worker], run->spec[worker]);
 }
 
 static void
@@ -445,46 +474,53 @@ horizontal_worker (void *data, int worker)
   if (worker >= run->workers)
     return;
   for (int i; (i = take_item (run)) >= 0;)
-    horizontal_row (run, i, run->line[worker], run->spec[worker], run->row[worker]);
+    horizontal_row (run, i, run->lines[worker], run->spec[worker], run->out[worker]);
+}
+
+/* Items [0, n) on the workers. */
+static void
+share (gblur_cpu *cpu, fft_run *run, pool_fn fn, int first, int end)
+{
+  run->next = first;
+  run->end = end;
+  gblur_cpu_pool_run (cpu, fn, run);
 }
 
 /* ---- Memory ---- */
 
-/* Plans, kernel spectra, the mid buffer and each worker's buffers; 0 when
- * out of memory (or an injected cpu-alloc fault: the last buffer fails). */
+/* Plans, kernel spectra, img and each worker's buffers; 0 when out of
+ * memory (or an injected cpu-alloc fault: the last buffer fails). */
 static int
 alloc_run (fft_run *run, int threads)
 {
   const gblur_job *job = run->job;
-  const int        rx = job->radius_x, ry = job->radius_y, c = run->c;
-  const int        last_px = run->reg.w - (run->nblocks - 1) * run->block_px;
+  const size_t     n = max_length (run);
   int              ok;
 
-  run->line = calloc ((size_t) threads, sizeof *run->line);
+  run->lines = calloc ((size_t) threads, sizeof *run->lines);
   run->spec = calloc ((size_t) threads, sizeof *run->spec);
-  run->row = calloc ((size_t) threads, sizeof *run->row);
-  ok = run->line && run->spec && run->row;
-  if (ok && ry > 0)
+  run->out = calloc ((size_t) threads, sizeof *run->out);
+  run->img = malloc ((size_t) run->reg.h * run->stride * sizeof (float));
+  ok = run->lines && run->spec && run->out && run->img;
+  if (ok && job->radius_y > 0)
     {
-      run->vplans = plans_for (run->ny, run->block_px * c);
-      run->vplans_last = plans_for (run->ny, last_px * c);
-      run->ky = kernel_spectrum (run->ny, job->weights_y, ry);
-      run->mid = malloc ((size_t) job->geo.win_h * run->reg.w * c * sizeof (float));
-      ok = run->vplans && run->vplans_last && run->ky && run->mid;
+      run->vplans = plans_for (run->ny);
+      run->ky = kernel_spectrum (run->ny, job->weights_y, job->radius_y);
+      ok = run->vplans && run->ky;
     }
-  if (ok && rx > 0)
+  if (ok && job->radius_x > 0)
     {
-      run->hplans = plans_for (run->nx, c);
-      run->kx = kernel_spectrum (run->nx, job->weights_x, rx);
+      run->hplans = plans_for (run->nx);
+      run->kx = kernel_spectrum (run->nx, job->weights_x, job->radius_x);
       ok = run->hplans && run->kx;
     }
   for (int w = 0; ok && w < run->workers; w++)
     {
       const int fail = job->faults->cpu_alloc && w == run->workers - 1;
-      run->line[w] = fftwf_malloc (line_floats (run) * sizeof (float) + 1);
-      run->spec[w] = fail ? NULL : fftwf_malloc (spec_values (run) * sizeof (fftwf_complex) + 1);
-      run->row[w] = ry > 0 ? NULL : malloc ((size_t) run->reg.w * c * sizeof (float));
-      ok = run->line[w] && run->spec[w] && (ry > 0 || run->row[w]);
+      run->lines[w] = fftwf_malloc (BLOCK_FLOATS * n * sizeof (float));
+      run->spec[w] = fftwf_malloc ((n / 2 + 1) * sizeof (fftwf_complex));
+      run->out[w] = fail ? NULL : malloc ((size_t) job->geo.win_w * run->c * sizeof (float));
+      ok = run->lines[w] && run->spec[w] && run->out[w];
     }
   return ok;
 }
@@ -494,20 +530,20 @@ free_run (fft_run *run, int threads)
 {
   for (int w = 0; w < threads; w++)
     {
-      if (run->line) fftwf_free (run->line[w]);
+      if (run->lines) fftwf_free (run->lines[w]);
       if (run->spec) fftwf_free (run->spec[w]);
-      if (run->row) free (run->row[w]);
+      if (run->out) free (run->out[w]);
     }
-  free (run->line);
+  free (run->lines);
   free (run->spec);
-  free (run->row);
+  free (run->out);
+  free (run->img);
   free (run->ky);
   free (run->kx);
-  free (run->mid);
 }
 
-/* ---- The run: the vertical pass, then the rows in bands (progress steps,
- * as the direct path reports them) ---- */
+/* ---- The run: the region converted, the vertical pass, then the rows in
+ * bands (progress steps, about 8 as on the direct path) ---- */
 
 /* cpu-stripe:N (gblur-internal.h): the run fails before its Nth step. */
 static gblur_status
@@ -532,9 +568,7 @@ run_rows (gblur_cpu *cpu, fft_run *run, gblur_job *job, char *err, size_t err_si
       gblur_status status = step_fault (job, step, err, err_size);
       if (status != GBLUR_OK)
         return status;
-      run->next = first;
-      run->end = first + band < H ? first + band : H;
-      gblur_cpu_pool_run (cpu, horizontal_worker, run);
+      share (cpu, run, horizontal_worker, first, first + band < H ? first + band : H);
       job->rows_valid = run->end;
       if (job->progress && job->progress (job->rows_valid, H, job->user_data) && job->rows_valid < H)
         {
@@ -565,14 +599,14 @@ gblur_cpu_fft_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
                 job->faults->cpu_alloc ? " (injected fault)" : "");
       status = GBLUR_E_NOMEM;
     }
-  if (status == GBLUR_OK && job->radius_y > 0)
-    {
-      run.next = 0;
-      run.end = run.nblocks;
-      gblur_cpu_pool_run (cpu, vertical_worker, &run);
-    }
   if (status == GBLUR_OK)
-    status = run_rows (cpu, &run, job, err, err_size);
+    {
+      share (cpu, &run, load_worker, 0, run.reg.h);
+      if (job->radius_y > 0)
+        share (cpu, &run, vertical_worker, 0,
+               (int) (((size_t) run.reg.w * run.c + BLOCK_FLOATS - 1) / BLOCK_FLOATS));
+      status = run_rows (cpu, &run, job, err, err_size);
+    }
   pthread_mutex_destroy (&run.lock);
   free_run (&run, threads);
   return status;
