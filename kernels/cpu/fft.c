@@ -3,19 +3,23 @@
  * pass row by row, each a linear convolution of whole lines by FFTW's
  * single-precision real transforms.
  *
- * A line holds the window's outputs and radius samples each side, the
- * edges clamped (replicated) where the region reaches the image edge, as
- * the direct loops do; it is zero-padded to an FFT length n >= its length,
- * so the circular convolution with the centred kernel (tap k at index k mod
- * n) equals the linear one at every output.  The kernel is the job's own
- * truncated, normalised half kernel; its spectrum is real (the kernel is
- * even) and is made once per run and length, with the 1/n of the inverse
- * transform folded in.
+ * A line holds the region's samples (the window's and up to a radius each
+ * side, less where the image ends), zero-padded to an FFT length n long
+ * enough that the circular convolution with the centred kernel (tap k at
+ * index k mod n) equals the linear one at every output.  Clamping at the
+ * image edges (the edge sample repeated, as the direct loops do) is added
+ * after the transforms: the repeated samples are constant, so what they
+ * add to an output is the edge sample times the sum of the kernel's taps
+ * that reach past the edge (its tail sums, made once per run), and the
+ * lines need no padding: n >= length + radius instead of length + 2 radius.
+ * The kernel is the job's own truncated, normalised half kernel; its
+ * spectrum is real (the kernel is even) and is made once per run and
+ * length, with the 1/n of the inverse transform folded in.
  *
  * FFTW's planner is not thread safe (only fftwf_execute* is): plans are made
  * under a lock with FFTW_ESTIMATE (no timing runs: planning takes
- * microseconds), kept for the life of the process, one pair per length and
- * number of interleaved lines, and executed on the workers' own buffers
+ * microseconds), kept for the life of the process, one pair per length,
+ * and executed on the workers' own buffers
  * (fftwf_malloc'd, so aligned as the planner assumed). */
 #include "backend.h"
 
@@ -165,14 +169,23 @@ format_allows_fft (const gblur_job *job)
   return !(job->src->sample == GBLUR_U16 && (job->flags & GBLUR_LINEAR_LIGHT));
 }
 
-/* Cost per output sample of one pass over lines of `outputs` samples, in
- * direct taps; lines_ratio: lines transformed per output line (the
- * vertical pass transforms the region's columns, more than the window's). */
-static double
-fft_pass_cost (double unit, int radius, int outputs, double lines_ratio)
+/* The FFT length for lines of reg samples whose outputs are samples
+ * [offset, offset + outputs): the outputs' taps must not wrap around into
+ * the line's samples. */
+static int
+axis_length (int reg, int offset, int outputs, int radius)
 {
-  const double n = fft_length (outputs + 2 * radius);
+  const int right = offset + outputs + radius, left = reg + radius - offset;
 
+  return fft_length (right > left ? right : left);
+}
+
+/* Cost per output sample of one pass, in direct taps; lines_ratio: lines
+ * transformed per output line (the vertical pass transforms the region's
+ * columns, more than the window's). */
+static double
+fft_pass_cost (double unit, int radius, int n, int outputs, double lines_ratio)
+{
   return radius > 0 ? unit * lines_ratio * n * log2 (n) / outputs : 0.0;
 }
 
@@ -187,14 +200,27 @@ fft_expected_faster (const gblur_job *job)
 {
   const gblur_geometry *g = &job->geo;
   const region          reg = job_region (job);
-  double fft = fft_pass_cost (FFT_COST_V, job->radius_y, g->win_h, (double) reg.w / g->win_w)
-               + fft_pass_cost (FFT_COST_H, job->radius_x, g->win_w, 1.0);
-  double direct = direct_pass_cost (job->radius_y) + direct_pass_cost (job->radius_x);
+  const int             rx = job->radius_x, ry = job->radius_y;
+  double fft = fft_pass_cost (FFT_COST_V, ry, axis_length (reg.h, g->win_y - reg.y0, g->win_h, ry),
+                              g->win_h, (double) reg.w / g->win_w)
+               + fft_pass_cost (FFT_COST_H, rx, axis_length (reg.w, g->win_x - reg.x0, g->win_w, rx),
+                                g->win_w, 1.0);
+  double direct = direct_pass_cost (ry) + direct_pass_cost (rx);
 
   return fft < direct;
 }
 
 /* ---- One run ---- */
+
+/* One axis of the run: lines of len region samples whose outputs are
+ * samples [offset, offset + outputs). */
+typedef struct {
+  int              radius, len, offset, outputs;
+  int              n;            /* FFT length, 0 for radius 0 */
+  const fft_plans *plans;
+  float           *k;            /* the kernel's spectrum / n */
+  float           *tail;         /* tail[m] = w[m] + ... + w[radius], tail[radius + 1] = 0 */
+} fft_axis;
 
 typedef struct {
   const gblur_job         *job;
@@ -206,11 +232,9 @@ typedef struct {
   float                   *img;          /* the region in working floats; the
                                             vertical pass writes its outputs
                                             over the window's rows */
-  int                      ny, nx;       /* FFT lengths, 0 for a radius 0 */
-  const fft_plans         *vplans, *hplans;
-  float                   *ky, *kx;      /* kernel spectra / n */
+  fft_axis                 y, x;
   /* per worker */
-  float                  **lines;        /* BLOCK_FLOATS lines of max (nx, ny) floats */
+  float                  **lines;        /* BLOCK_FLOATS lines of max (x.n, y.n) floats */
   fftwf_complex          **spec;         /* a line's spectrum */
   float                  **out;          /* an output row */
   /* work sharing */
@@ -218,9 +242,25 @@ typedef struct {
   int                      next, end;    /* the next item, and the end */
 } fft_run;
 
+static fft_axis
+plan_axis (int radius, int reg0, int reg_len, int win0, int win_len)
+{
+  fft_axis a = { 0 };
+
+  a.radius = radius;
+  a.len = reg_len;
+  a.offset = win0 - reg0;
+  a.outputs = win_len;
+  if (radius > 0)
+    a.n = axis_length (reg_len, a.offset, win_len, radius);
+  return a;
+}
+
 static void
 plan_lengths (fft_run *run, const gblur_job *job)
 {
+  const gblur_geometry *g = &job->geo;
+
   memset (run, 0, sizeof *run);
   run->job = job;
   run->srgb = gblur_srgb_tables_get ();
@@ -229,16 +269,14 @@ plan_lengths (fft_run *run, const gblur_job *job)
   /* an odd number of cache lines: a block's column of rows spreads over
    * the cache sets (a row of 2048 floats put them all in a few) */
   run->stride = round_up ((size_t) run->reg.w * run->c, BLOCK_FLOATS) | BLOCK_FLOATS;
-  if (job->radius_y > 0)
-    run->ny = fft_length (job->geo.win_h + 2 * job->radius_y);
-  if (job->radius_x > 0)
-    run->nx = fft_length (job->geo.win_w + 2 * job->radius_x);
+  run->y = plan_axis (job->radius_y, run->reg.y0, run->reg.h, g->win_y, g->win_h);
+  run->x = plan_axis (job->radius_x, run->reg.x0, run->reg.w, g->win_x, g->win_w);
 }
 
 static size_t
 max_length (const fft_run *run)
 {
-  return (size_t) (run->nx > run->ny ? run->nx : run->ny);
+  return (size_t) (run->x.n > run->y.n ? run->x.n : run->y.n);
 }
 
 /* Bytes the run allocates with `workers` workers. */
@@ -250,7 +288,8 @@ run_bytes (const fft_run *run, int workers)
                             + (n / 2 + 1) * sizeof (fftwf_complex);
 
   return (size_t) run->reg.h * run->stride * sizeof (float)
-         + (size_t) (run->ny + run->nx) * sizeof (float) + (size_t) workers * per_worker;
+         + (size_t) (run->y.n + run->x.n + run->y.radius + run->x.radius + 4) * sizeof (float)
+         + (size_t) workers * per_worker;
 }
 
 int
@@ -297,21 +336,71 @@ kernel_spectrum (int n, const float *w, int r)
   return re;
 }
 
-/* line (len values, zeros after them up to n) convolved with the kernel of
- * spectrum k, in place. */
-static void
-convolve_line (const fft_plans *p, const float *k, int len, float *line, fftwf_complex *spec)
+/* tail[m] = w[m] + ... + w[r] (summed in double) for m in 1..r, 0 at r + 1:
+ * what a clamped edge sample adds, times the sample, to an output m samples
+ * inside the edge.  NULL when out of memory. */
+static float *
+kernel_tails (const float *w, int r)
 {
-  float *f = (float *) spec;
+  float *tail = malloc ((size_t) (r + 2) * sizeof (float));
+  double sum = 0.0;
 
-  memset (line + len, 0, (size_t) (p->n - len) * sizeof (float));
-  fftwf_execute_dft_r2c (p->forward, line, spec);
-  for (int i = 0; i <= p->n / 2; i++)
+  if (!tail)
+    return NULL;
+  tail[r + 1] = 0.0f;
+  for (int m = r; m >= 1; m--)
+    tail[m] = (float) (sum += w[m]);
+  tail[0] = 0.0f;  /* unused */
+  return tail;
+}
+
+/* Spectra, tails and plans of an axis; 0 when out of memory. */
+static int
+prepare_axis (fft_axis *a, const float *weights)
+{
+  if (a->radius == 0)
+    return 1;
+  a->plans = plans_for (a->n);
+  a->k = kernel_spectrum (a->n, weights, a->radius);
+  a->tail = kernel_tails (weights, a->radius);
+  return a->plans && a->k && a->tail;
+}
+
+static void
+free_axis (fft_axis *a)
+{
+  free (a->k);
+  free (a->tail);
+}
+
+/* What the clamped edges add at m samples inside an edge. */
+static inline float
+tail_at (const fft_axis *a, int m)
+{
+  return a->tail[m <= a->radius ? m : a->radius + 1];
+}
+
+/* line (a->len samples) convolved with the axis's kernel, the edges clamped;
+ * output i (0 <= i < a->outputs) in line[a->offset + i]. */
+static void
+convolve_line (const fft_axis *a, float *line, fftwf_complex *spec)
+{
+  float      *f = (float *) spec;
+  const float first = line[0], last = line[a->len - 1];
+
+  memset (line + a->len, 0, (size_t) (a->n - a->len) * sizeof (float));
+  fftwf_execute_dft_r2c (a->plans->forward, line, spec);
+  for (int i = 0; i <= a->n / 2; i++)
     {
-      f[2 * i] *= k[i];
-      f[2 * i + 1] *= k[i];
+      f[2 * i] *= a->k[i];
+      f[2 * i + 1] *= a->k[i];
     }
-  fftwf_execute_dft_c2r (p->backward, spec, line);
+  fftwf_execute_dft_c2r (a->plans->backward, spec, line);
+  /* the edge tails: only outputs within a radius of a clamped edge get any */
+  for (int j = a->offset; j < a->offset + a->outputs && j < a->radius; j++)
+    line[j] += first * tail_at (a, j + 1);
+  for (int j = a->offset + a->outputs - 1; j >= a->offset && a->len - j <= a->radius; j--)
+    line[j] += last * tail_at (a, a->len - j);
 }
 
 /* ---- Converting the region: row i of img ---- */
@@ -330,22 +419,17 @@ load_region_row (const fft_run *run, int i)
 
 /* ---- The vertical pass: block b of BLOCK_FLOATS columns of img ---- */
 
-/* The block's columns as lines, line k at lines + k n: position p is image
- * row win_y - ry + p clamped to the region.  A row's BLOCK_FLOATS values
- * are one cache line, read once for all the block's lines. */
+/* The block's columns as lines, line k at lines + k n.  A row's
+ * BLOCK_FLOATS values are one cache line, read once for all the block's
+ * lines. */
 static void
 gather_columns (const fft_run *run, size_t x, int bw, float *lines)
 {
-  const gblur_job *job = run->job;
-  const int        ry = job->radius_y, len = job->geo.win_h + 2 * ry;
-  const size_t     n = (size_t) run->ny;
+  const size_t n = (size_t) run->y.n;
 
-  for (int p = 0; p < len; p++)
+  for (int p = 0; p < run->reg.h; p++)
     {
-      const int    y = clamp_int (job->geo.win_y - ry + p, run->reg.y0, run->reg.y0 + run->reg.h - 1);
-      const float *v = run->img + (size_t) (y - run->reg.y0) * run->stride + x;
-      /* rows a page apart: the hardware prefetcher does not follow */
-      __builtin_prefetch (v + PREFETCH_ROWS * run->stride);
+      const float *v = run->img + (size_t) p * run->stride + x;
       for (int k = 0; k < bw; k++)
         lines[k * n + p] = v[k];
     }
@@ -355,17 +439,13 @@ gather_columns (const fft_run *run, size_t x, int bw, float *lines)
 static void
 scatter_columns (const fft_run *run, size_t x, int bw, const float *lines)
 {
-  const gblur_job *job = run->job;
-  const int        ry = job->radius_y;
-  const size_t     n = (size_t) run->ny;
-  float           *row0 = run->img + (size_t) (job->geo.win_y - run->reg.y0) * run->stride + x;
+  const size_t n = (size_t) run->y.n;
+  const int    o = run->y.offset;
+  float       *row0 = run->img + (size_t) o * run->stride + x;
 
-  for (int i = 0; i < job->geo.win_h; i++)
-    {
-      __builtin_prefetch (row0 + (size_t) (i + PREFETCH_ROWS) * run->stride, 1);
-      for (int k = 0; k < bw; k++)
-        row0[(size_t) i * run->stride + k] = lines[k * n + i + ry];
-    }
+  for (int i = 0; i < run->y.outputs; i++)
+    for (int k = 0; k < bw; k++)
+      row0[(size_t) i * run->stride + k] = lines[k * n + o + i];
 }
 
 static void
@@ -373,59 +453,40 @@ vertical_block (const fft_run *run, int b, float *lines, fftwf_complex *spec)
 {
   const size_t x = (size_t) b * BLOCK_FLOATS, row = (size_t) run->reg.w * run->c;
   const int    bw = row - x < BLOCK_FLOATS ? (int) (row - x) : BLOCK_FLOATS;
-  const int    len = run->job->geo.win_h + 2 * run->job->radius_y;
 
   gather_columns (run, x, bw, lines);
   for (int k = 0; k < bw; k++)
-    convolve_line (run->vplans, run->ky, len, lines + (size_t) k * run->ny, spec);
+    convolve_line (&run->y, lines + (size_t) k * run->y.n, spec);
   scatter_columns (run, x, bw, lines);
 }
 
 /* ---- The horizontal pass: window row i into dst ---- */
-
-/* Channel ch of the row's values as a line: position p is image column
- * win_x - rx + p clamped to the region. */
-static void
-load_row_line (const fft_run *run, const float *values, int ch, float *line)
-{
-  const gblur_job *job = run->job;
-  const int        rx = job->radius_x, c = run->c, len = job->geo.win_w + 2 * rx;
-  const int        lo = run->reg.x0 - (job->geo.win_x - rx);  /* positions [lo, hi) are in the region */
-  const int        hi = lo + run->reg.w;
-  const float      first = values[ch], last = values[(size_t) (run->reg.w - 1) * c + ch];
-
-  for (int p = 0; p < lo; p++)
-    line[p] = first;
-  if (c == 1)
-    memcpy (line + lo, values, (size_t) run->reg.w * sizeof (float));
-  else
-    for (int p = lo; p < hi; p++)
-      line[p] = values[(size_t) (p - lo) * c + ch];
-  for (int p = hi; p < len; p++)
-    line[p] = last;
-}
 
 static void
 horizontal_row (const fft_run *run, int i, float *line, fftwf_complex *spec, float *out)
 {
   const gblur_job *job = run->job;
   gblur_image     *dst = job->dst;
-  const int        c = run->c, rx = job->radius_x, W = job->geo.win_w;
-  float           *values = run->img + (size_t) (job->geo.win_y + i - run->reg.y0) * run->stride;
+  const int        c = run->c, W = job->geo.win_w, o = run->x.offset;
+  float           *values = run->img + (size_t) (run->y.offset + i) * run->stride;
 
-  if (rx > 0)
+  if (run->x.radius > 0)
     for (int ch = 0; ch < c; ch++)
       {
-        load_row_line (run, values, ch, line);
-        convolve_line (run->hplans, run->kx, W + 2 * rx, line, spec);
         if (c == 1)
-          out = line + rx;
+          memcpy (line, values, (size_t) run->reg.w * sizeof (float));
+        else
+          for (int p = 0; p < run->reg.w; p++)
+            line[p] = values[(size_t) p * c + ch];
+        convolve_line (&run->x, line, spec);
+        if (c == 1)
+          out = line + o;
         else
           for (int x = 0; x < W; x++)
-            out[(size_t) x * c + ch] = line[x + rx];
+            out[(size_t) x * c + ch] = line[o + x];
       }
   else
-    out = values + (size_t) (job->geo.win_x - run->reg.x0) * c;
+    out = values + (size_t) o * c;
   gblur_cpu_store_row (out, W, c, job->flags, dst->sample, run->srgb,
                        (unsigned char *) dst->data + (size_t) i * dst->stride);
 }
@@ -502,18 +563,7 @@ alloc_run (fft_run *run, int threads)
   run->out = calloc ((size_t) threads, sizeof *run->out);
   run->img = malloc ((size_t) run->reg.h * run->stride * sizeof (float));
   ok = run->lines && run->spec && run->out && run->img;
-  if (ok && job->radius_y > 0)
-    {
-      run->vplans = plans_for (run->ny);
-      run->ky = kernel_spectrum (run->ny, job->weights_y, job->radius_y);
-      ok = run->vplans && run->ky;
-    }
-  if (ok && job->radius_x > 0)
-    {
-      run->hplans = plans_for (run->nx);
-      run->kx = kernel_spectrum (run->nx, job->weights_x, job->radius_x);
-      ok = run->hplans && run->kx;
-    }
+  ok = ok && prepare_axis (&run->y, job->weights_y) && prepare_axis (&run->x, job->weights_x);
   for (int w = 0; ok && w < run->workers; w++)
     {
       const int fail = job->faults->cpu_alloc && w == run->workers - 1;
@@ -538,8 +588,8 @@ free_run (fft_run *run, int threads)
   free (run->spec);
   free (run->out);
   free (run->img);
-  free (run->ky);
-  free (run->kx);
+  free_axis (&run->y);
+  free_axis (&run->x);
 }
 
 /* ---- The run: the region converted, the vertical pass, then the rows in
