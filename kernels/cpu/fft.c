@@ -234,7 +234,7 @@ typedef struct {
                                             over the window's rows */
   fft_axis                 y, x;
   /* per worker */
-  float                  **lines;        /* BLOCK_FLOATS lines of max (x.n, y.n) floats */
+  float                  **lines;        /* BLOCK_FLOATS lines, line_pitch floats apart */
   fftwf_complex          **spec;         /* a line's spectrum */
   float                  **out;          /* an output row */
   /* work sharing */
@@ -279,12 +279,22 @@ max_length (const fft_run *run)
   return (size_t) (run->x.n > run->y.n ? run->x.n : run->y.n);
 }
 
+/* Floats from one of a worker's lines to the next: an odd number of cache
+ * lines, so that the lines of a block (written, then read, a sample of each
+ * in turn) fall in different cache sets, as lengths such as 3072 did not. */
+static size_t
+line_pitch (const fft_run *run)
+{
+  return round_up (max_length (run), BLOCK_FLOATS) | BLOCK_FLOATS;
+}
+
 /* Bytes the run allocates with `workers` workers. */
 static size_t
 run_bytes (const fft_run *run, int workers)
 {
   const size_t n = max_length (run);
-  const size_t per_worker = (BLOCK_FLOATS * n + (size_t) run->job->geo.win_w * run->c) * sizeof (float)
+  const size_t per_worker = (BLOCK_FLOATS * line_pitch (run) + (size_t) run->job->geo.win_w * run->c)
+                            * sizeof (float)
                             + (n / 2 + 1) * sizeof (fftwf_complex);
 
   return (size_t) run->reg.h * run->stride * sizeof (float)
@@ -425,7 +435,7 @@ load_region_row (const fft_run *run, int i)
 static void
 gather_columns (const fft_run *run, size_t x, int bw, float *lines)
 {
-  const size_t n = (size_t) run->y.n;
+  const size_t n = line_pitch (run);
 
   for (int p = 0; p < run->reg.h; p++)
     {
@@ -439,7 +449,7 @@ gather_columns (const fft_run *run, size_t x, int bw, float *lines)
 static void
 scatter_columns (const fft_run *run, size_t x, int bw, const float *lines)
 {
-  const size_t n = (size_t) run->y.n;
+  const size_t n = line_pitch (run);
   const int    o = run->y.offset;
   float       *row0 = run->img + (size_t) o * run->stride + x;
 
@@ -456,7 +466,7 @@ vertical_block (const fft_run *run, int b, float *lines, fftwf_complex *spec)
 
   gather_columns (run, x, bw, lines);
   for (int k = 0; k < bw; k++)
-    convolve_line (&run->y, lines + (size_t) k * run->y.n, spec);
+    convolve_line (&run->y, lines + (size_t) k * line_pitch (run), spec);
   scatter_columns (run, x, bw, lines);
 }
 
@@ -567,7 +577,7 @@ alloc_run (fft_run *run, int threads)
   for (int w = 0; ok && w < run->workers; w++)
     {
       const int fail = job->faults->cpu_alloc && w == run->workers - 1;
-      run->lines[w] = fftwf_malloc (BLOCK_FLOATS * n * sizeof (float));
+      run->lines[w] = fftwf_malloc (BLOCK_FLOATS * line_pitch (run) * sizeof (float));
       run->spec[w] = fftwf_malloc ((n / 2 + 1) * sizeof (fftwf_complex));
       run->out[w] = fail ? NULL : malloc ((size_t) job->geo.win_w * run->c * sizeof (float));
       ok = run->lines[w] && run->spec[w] && run->out[w];
