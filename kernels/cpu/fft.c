@@ -383,11 +383,19 @@ free_axis (fft_axis *a)
   free (a->tail);
 }
 
-/* What the clamped edges add at m samples inside an edge. */
-static inline float
-tail_at (const fft_axis *a, int m)
+/* What the clamped edges add: the edge sample times tail[m] at m samples
+ * inside the edge, m <= radius (a region that does not reach the image edge
+ * extends a radius past its outputs, which then get nothing). */
+static void
+add_edge_tails (const fft_axis *a, float first, float last, float *line)
 {
-  return a->tail[m <= a->radius ? m : a->radius + 1];
+  const int    end = a->offset + a->outputs;
+  const float *tail = a->tail;
+
+  for (int j = a->offset; j < end && j < a->radius; j++)
+    line[j] += first * tail[j + 1];
+  for (int j = a->len - a->radius > a->offset ? a->len - a->radius : a->offset; j < end; j++)
+    line[j] += last * tail[a->len - j];
 }
 
 /* line (a->len samples) convolved with the axis's kernel, the edges clamped;
@@ -406,11 +414,7 @@ convolve_line (const fft_axis *a, float *line, fftwf_complex *spec)
       f[2 * i + 1] *= a->k[i];
     }
   fftwf_execute_dft_c2r (a->plans->backward, spec, line);
-  /* the edge tails: only outputs within a radius of a clamped edge get any */
-  for (int j = a->offset; j < a->offset + a->outputs && j < a->radius; j++)
-    line[j] += first * tail_at (a, j + 1);
-  for (int j = a->offset + a->outputs - 1; j >= a->offset && a->len - j <= a->radius; j--)
-    line[j] += last * tail_at (a, a->len - j);
+  add_edge_tails (a, first, last, line);
 }
 
 /* ---- Converting the region: row i of img ---- */
