@@ -31,6 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <xmmintrin.h>
+#endif
 
 /* Columns (floats) per block of the vertical pass: a cache line of each
  * row is read once for the block's lines, which then go through the
@@ -433,33 +436,55 @@ load_region_row (const fft_run *run, int i)
 
 /* ---- The vertical pass: block b of BLOCK_FLOATS columns of img ---- */
 
-/* The block's columns as lines, line k at lines + k n.  A row's
- * BLOCK_FLOATS values are one cache line, read once for all the block's
- * lines. */
+/* dst[c dst_stride + r] = src[r src_stride + c] for r < rows, c < cols:
+ * 4x4 tiles in SSE registers where there are, one by one at the ends. */
+static void
+transpose (const float *src, size_t src_stride, float *dst, size_t dst_stride, int rows, int cols)
+{
+  int r = 0;
+
+#ifdef __SSE2__
+  for (; r + 4 <= rows; r += 4)
+    {
+      int c = 0;
+      for (; c + 4 <= cols; c += 4)
+        {
+          const float *s = src + (size_t) r * src_stride + c;
+          float       *d = dst + (size_t) c * dst_stride + r;
+          __m128 a = _mm_loadu_ps (s), b = _mm_loadu_ps (s + src_stride);
+          __m128 e = _mm_loadu_ps (s + 2 * src_stride), f = _mm_loadu_ps (s + 3 * src_stride);
+          _MM_TRANSPOSE4_PS (a, b, e, f);
+          _mm_storeu_ps (d, a);
+          _mm_storeu_ps (d + dst_stride, b);
+          _mm_storeu_ps (d + 2 * dst_stride, e);
+          _mm_storeu_ps (d + 3 * dst_stride, f);
+        }
+      for (; c < cols; c++)
+        for (int i = r; i < r + 4; i++)
+          dst[(size_t) c * dst_stride + i] = src[(size_t) i * src_stride + c];
+    }
+#endif
+  for (; r < rows; r++)
+    for (int c = 0; c < cols; c++)
+      dst[(size_t) c * dst_stride + r] = src[(size_t) r * src_stride + c];
+}
+
+/* The block's columns x.. as lines, line_pitch apart: a row's BLOCK_FLOATS
+ * values are one cache line, read once for all the block's lines. */
 static void
 gather_columns (const fft_run *run, size_t x, int bw, float *lines)
 {
-  const size_t n = line_pitch (run);
-
-  for (int p = 0; p < run->reg.h; p++)
-    {
-      const float *v = run->img + (size_t) p * run->stride + x;
-      for (int k = 0; k < bw; k++)
-        lines[k * n + p] = v[k];
-    }
+  transpose (run->img + x, run->stride, lines, line_pitch (run), run->reg.h, bw);
 }
 
 /* The outputs back in img, over the window's rows. */
 static void
 scatter_columns (const fft_run *run, size_t x, int bw, const float *lines)
 {
-  const size_t n = line_pitch (run);
-  const int    o = run->y.offset;
-  float       *row0 = run->img + (size_t) o * run->stride + x;
+  const int o = run->y.offset;
 
-  for (int i = 0; i < run->y.outputs; i++)
-    for (int k = 0; k < bw; k++)
-      row0[(size_t) i * run->stride + k] = lines[k * n + o + i];
+  transpose (lines + o, line_pitch (run), run->img + (size_t) o * run->stride + x, run->stride,
+             bw, run->y.outputs);
 }
 
 static void
