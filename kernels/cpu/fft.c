@@ -38,25 +38,17 @@
 /* Columns (floats) per block of the vertical pass: a cache line of each
  * row is read once for the block's lines, which then go through the
  * transforms one by one. */
-#ifndef PREFETCH_ROWS
-#define PREFETCH_ROWS 8
-#endif
-#ifndef BLOCK_FLOATS
 #define BLOCK_FLOATS 16
-#endif
 
 /* The cost of a pass per output sample, in taps of the direct loops (which
  * cost 2 radius + 1 taps), is FFT_COST times n log2 n / outputs, n the FFT
- * length: fitted to the crossovers measured with one thread on 2048x2048
- * gray and 1024x1024 RGBA images (a 2-core AVX-512 EPYC): the horizontal
- * pass alone breaks even near sigma 21, both passes near sigma 32 (gray)
- * and 28 (RGBA).  The vertical pass costs twice as much: it transposes
- * blocks of columns in and out. */
-#define FFT_COST_H 10.0
-#define FFT_COST_V 20.0
-#ifndef FFT_PLAN_FLAGS
-#define FFT_PLAN_FLAGS FFTW_ESTIMATE
-#endif
+ * length: fitted to the crossovers measured with one thread (CPU time) on
+ * a 2-core AVX-512 EPYC: on 2048x2048 gray the horizontal pass alone breaks
+ * even near sigma 16.5, the vertical pass alone near 29, both near 22; on
+ * 1024x1024 RGBA both near 23.  The vertical pass costs more: it
+ * transposes blocks of columns in and out. */
+#define FFT_COST_H 8.5
+#define FFT_COST_V 14.0
 
 /* ---- Plans, shared by all engines ---- */
 
@@ -68,6 +60,7 @@ typedef struct fft_plans {
 
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 static fft_plans      *plan_cache;
+static int             wisdom_read;
 
 /* Transforms of one line of length n: real -> n/2 + 1 complex and back.
  * (One line at a time: with FFTW_ESTIMATE, a plan for many lines, whether
@@ -83,8 +76,8 @@ make_plans (int n)
   if (p && real && spec)
     {
       p->n = n;
-      p->forward = fftwf_plan_dft_r2c_1d (n, real, spec, FFT_PLAN_FLAGS);
-      p->backward = fftwf_plan_dft_c2r_1d (n, spec, real, FFT_PLAN_FLAGS);
+      p->forward = fftwf_plan_dft_r2c_1d (n, real, spec, FFTW_ESTIMATE);
+      p->backward = fftwf_plan_dft_c2r_1d (n, spec, real, FFTW_ESTIMATE);
     }
   fftwf_free (real);
   fftwf_free (spec);
@@ -106,6 +99,10 @@ plans_for (int n)
   fft_plans *p;
 
   pthread_mutex_lock (&plan_lock);
+  /* Measured plans an administrator saved (fftwf-wisdom -o /etc/fftw/
+   * wisdomf), if any, are used in place of the estimates. */
+  if (!wisdom_read)
+    wisdom_read = 1 + fftwf_import_system_wisdom ();
   for (p = plan_cache; p; p = p->next)
     if (p->n == n)
       break;
