@@ -118,23 +118,33 @@ plans_for (int n)
 
 /* ---- Lengths and the decision ---- */
 
-/* The smallest n >= len that is a power of two times one of a few small
- * odd numbers: the lengths whose FFTW_ESTIMATE plans ran fastest per
- * n log n here (odd parts such as 125, 243 or 675 ran 1.3 to 2 times
- * slower; 2700 took longer than 2880). */
+/* The FFT length for lines of len samples: n >= len, a power of two times
+ * one of a few small odd numbers, whichever is expected to be fastest by n
+ * log2 n times the time per n log2 n measured here for FFTW_ESTIMATE plans
+ * of that odd part (ns, a forward and an inverse transform, 1000 < n <
+ * 8200).  Other odd parts (125, 243, 675...) ran 1.3 to 2 times slower. */
 static int
 fft_length (int len)
 {
-  static const int odd[] = { 1, 3, 5, 9, 15, 25, 27, 45, 75 };
-  int              best = 0;
+  static const struct { int odd; double ns; } kinds[] = {
+    { 1, 0.20 }, { 3, 0.225 }, { 5, 0.19 }, { 9, 0.21 }, { 15, 0.215 }, { 25, 0.20 },
+    { 27, 0.21 }, { 45, 0.23 }, { 75, 0.225 },
+  };
+  int    best = 0;
+  double best_cost = 0.0;
 
-  for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
     {
-      int n = 2 * odd[i];
+      int    n = 2 * kinds[i].odd;
+      double cost;
       while (n < len)
         n *= 2;
-      if (best == 0 || n < best)
-        best = n;
+      cost = kinds[i].ns * n * log2 (n);
+      if (best == 0 || cost < best_cost)
+        {
+          best = n;
+          best_cost = cost;
+        }
     }
   return best;
 }
