@@ -299,6 +299,18 @@ line_pitch (const fft_run *run)
   return round_up (max_length (run), BLOCK_FLOATS) | BLOCK_FLOATS;
 }
 
+/* Bytes of img: on huge pages (alloc_region) from 8 MiB, rounded up to
+ * whole ones. */
+#define HUGE_PAGE ((size_t) 2 << 20)
+
+static size_t
+region_bytes (const fft_run *run)
+{
+  const size_t bytes = (size_t) run->reg.h * run->stride * sizeof (float);
+
+  return bytes < 4 * HUGE_PAGE ? bytes : round_up (bytes, HUGE_PAGE);
+}
+
 /* Bytes the run allocates with `workers` workers. */
 static size_t
 run_bytes (const fft_run *run, int workers)
@@ -308,7 +320,7 @@ run_bytes (const fft_run *run, int workers)
                             * sizeof (float)
                             + (n / 2 + 1) * sizeof (fftwf_complex);
 
-  return (size_t) run->reg.h * run->stride * sizeof (float)
+  return region_bytes (run)
          + (size_t) (run->y.n + run->x.n + run->y.radius + run->x.radius + 4) * sizeof (float)
          + (size_t) workers * per_worker;
 }
@@ -326,7 +338,7 @@ gblur_cpu_fft_wanted (const gblur_job *job, gblur_fft_mode mode)
   return run_bytes (&run, 1) <= job->memory_limit;
 }
 
-/* The spectrum of the centred kernel w[0..r] for length n, real parts
+/* The spectrum of the centred kernel w[-r..r] for length n, real parts
  * only (those of an even sequence; the imaginary parts are rounding), each
  * divided by n.  NULL when out of memory. */
 static float *
@@ -339,10 +351,16 @@ kernel_spectrum (int n, const float *w, int r)
 
   if (p && k && s && re)
     {
+      /* taps d and -d at d and n - d mod n, summed where a short line
+       * (n < 2r + 1) makes two fall together: the periodised kernel, whose
+       * circular convolution is the linear one at the outputs */
       memset (k, 0, (size_t) n * sizeof (float));
       k[0] = w[0];
       for (int d = 1; d <= r; d++)
-        k[d] = k[n - d] = w[d];
+        {
+          k[d % n] += w[d];
+          k[(n - d % n) % n] += w[d];
+        }
       fftwf_execute_dft_r2c (p->forward, k, s);
       for (int i = 0; i <= n / 2; i++)
         re[i] = s[i][0] / (float) n;
@@ -602,15 +620,14 @@ share (gblur_cpu *cpu, fft_run *run, pool_fn fn, int first, int end)
 static float *
 alloc_region (size_t bytes)
 {
-  const size_t huge = (size_t) 2 << 20;
-  void        *p = NULL;
+  void *p = NULL;
 
-  if (bytes < 4 * huge)
-    return malloc (bytes);
-  if (posix_memalign (&p, huge, round_up (bytes, huge)) != 0)
+  if (bytes < 4 * HUGE_PAGE)
+    return malloc (bytes ? bytes : 1);
+  if (posix_memalign (&p, HUGE_PAGE, bytes) != 0)
     return NULL;
 #ifdef MADV_HUGEPAGE
-  madvise (p, round_up (bytes, huge), MADV_HUGEPAGE);
+  madvise (p, bytes, MADV_HUGEPAGE);
 #endif
   return p;
 }
@@ -627,7 +644,7 @@ alloc_run (fft_run *run, int threads)
   run->lines = calloc ((size_t) threads, sizeof *run->lines);
   run->spec = calloc ((size_t) threads, sizeof *run->spec);
   run->out = calloc ((size_t) threads, sizeof *run->out);
-  run->img = alloc_region ((size_t) run->reg.h * run->stride * sizeof (float));
+  run->img = alloc_region (region_bytes (run));
   ok = run->lines && run->spec && run->out && run->img;
   ok = ok && prepare_axis (&run->y, job->weights_y) && prepare_axis (&run->x, job->weights_x);
   for (int w = 0; ok && w < run->workers; w++)
