@@ -603,7 +603,7 @@ horizontal_worker (void *data, int worker)
     horizontal_row (run, i, run->lines[worker], run->spec[worker], run->out[worker]);
 }
 
-/* Items [0, n) on the workers. */
+/* Items [first, end) on the workers, one at a time to whichever is free. */
 static void
 share (gblur_cpu *cpu, fft_run *run, pool_fn fn, int first, int end)
 {
