@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")" && pwd)
 cd "$top"
 sigma=${1:-5}
 
-packages="autoconf automake pkg-config make gcc libc6-dev gettext gimp libgimp2.0-dev"
+packages="autoconf automake pkg-config make gcc libc6-dev gettext gimp libgimp2.0-dev libfftw3-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

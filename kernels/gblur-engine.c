@@ -102,7 +102,8 @@ open_backends (gblur_engine *engine, gblur_status *status, char *msg, size_t msg
 
   if (threads <= 0)
     threads = (int) sysconf (_SC_NPROCESSORS_ONLN);
-  engine->cpu = gblur_cpu_new (threads > 0 ? threads : 1, settings->cpu_isa_cap);
+  engine->cpu = gblur_cpu_new (threads > 0 ? threads : 1, settings->cpu_isa_cap,
+                               settings->cpu_fft);
   if (!engine->cpu)
     {
       *status = GBLUR_E_NOMEM;

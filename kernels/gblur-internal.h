@@ -30,6 +30,12 @@ typedef struct {
  * For users: GBLUR_BACKEND=cpu|cuda|auto and GBLUR_THREADS=N (gblur.h).
  * For the tests and benchmarks, to reach or time each path:
  *   GBLUR_CPU_ISA=baseline|avx2|avx512  caps the CPU loops' instruction set
+ *   GBLUR_CPU_FFT=off|always            the CPU backend's FFT path for large
+ *                                       radii (built with FFTW): off never
+ *                                       takes it, always takes it whenever
+ *                                       the format allows (kernels/cpu/
+ *                                       fft.c); unset, it is taken where it
+ *                                       is expected to be faster
  *   GBLUR_CUDA_DEVICE=N                 the CUDA device to use (default 0)
  *   GBLUR_CUDA_NO_FUSED, GBLUR_CUDA_NO_GRAY, GBLUR_CUDA_NO_MMA
  *                                       turn off the fused, gray and
@@ -75,6 +81,13 @@ typedef struct {
   int stall;
 } gblur_faults;
 
+/* When the CPU backend takes its FFT path (GBLUR_CPU_FFT). */
+typedef enum {
+  GBLUR_FFT_AUTO = 0,   /* where it is expected to be faster */
+  GBLUR_FFT_OFF,        /* never */
+  GBLUR_FFT_ALWAYS      /* whenever the format allows it */
+} gblur_fft_mode;
+
 /* The engine's configuration with the environment applied. */
 typedef struct {
   gblur_backend backend;
@@ -83,6 +96,7 @@ typedef struct {
   int           defer_cuda;       /* gblur_config.defer_cuda, AUTO only */
   int           threads;          /* 0 = one per core */
   int           cpu_isa_cap;      /* 0 baseline, 1 avx2, 2 avx512; -1 = the best there is */
+  gblur_fft_mode cpu_fft;         /* GBLUR_CPU_FFT */
   int           cuda_device;
   const char   *cuda_device_env;  /* as given, for messages; NULL when unset */
   int           cuda_no_fused, cuda_no_gray, cuda_no_mma;
@@ -190,7 +204,7 @@ const gblur_srgb_tables *gblur_srgb_tables_get (void);
 
 /* CPU backend. */
 typedef struct gblur_cpu gblur_cpu;
-gblur_cpu   *gblur_cpu_new (int threads, int isa_cap);
+gblur_cpu   *gblur_cpu_new (int threads, int isa_cap, gblur_fft_mode fft);
 void         gblur_cpu_free (gblur_cpu *cpu);
 int          gblur_cpu_threads (const gblur_cpu *cpu);
 gblur_status gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size);

@@ -44,6 +44,23 @@ parse_isa_cap (const char *env)
   return -1;
 }
 
+/* off|always -> GBLUR_FFT_OFF|ALWAYS; unset or empty: auto; 0 when
+ * malformed. */
+static int
+parse_fft_mode (const char *env, gblur_fft_mode *mode)
+{
+  *mode = GBLUR_FFT_AUTO;
+  if (!env || !*env)
+    return 1;
+  if (strcmp (env, "off") == 0)
+    *mode = GBLUR_FFT_OFF;
+  else if (strcmp (env, "always") == 0)
+    *mode = GBLUR_FFT_ALWAYS;
+  else
+    return 0;
+  return 1;
+}
+
 /* Parses GBLUR_FAULT (syntax in gblur-internal.h) into *faults; 0 on a
  * malformed value, with the reason in msg. */
 static int
@@ -125,6 +142,11 @@ gblur_settings_read (const gblur_config *config, gblur_settings *settings, char 
   if (!parse_backend (getenv ("GBLUR_BACKEND"), &settings->backend))
     {
       say (msg, msg_size, "GBLUR_BACKEND must be cpu, cuda or auto");
+      return 0;
+    }
+  if (!parse_fft_mode (getenv ("GBLUR_CPU_FFT"), &settings->cpu_fft))
+    {
+      say (msg, msg_size, "GBLUR_CPU_FFT must be off or always");
       return 0;
     }
   return parse_faults (getenv ("GBLUR_FAULT"), &settings->faults, msg, msg_size);

@@ -20,7 +20,7 @@ root=${GIMP3_CHROOTS:-/var/cache/cuda-gaussian-blur}/$suite
 mirror=http://deb.debian.org/debian
 # One line: it is pasted into a shell command below.  g++-14: nvcc 13.0 rejects
 # forky's default gcc 16 (configure finds the older one by itself).
-packages="gimp libgimp-3.0-dev libgimp-3.0-bin liblcms2-dev build-essential autoconf automake libtool pkg-config gettext locales fonts-nanum dpkg-dev debhelper libgs-common"
+packages="gimp libgimp-3.0-dev libgimp-3.0-bin liblcms2-dev libfftw3-dev build-essential autoconf automake libtool pkg-config gettext locales fonts-nanum dpkg-dev debhelper libgs-common"
 [ "$suite" = forky ] && packages="$packages g++-14"
 # Locales the GUI tests run in.
 locales="ko_KR.UTF-8 de_DE.UTF-8"

@@ -413,6 +413,229 @@ test_windows (gblur_engine *engine, int per_axis)
     }
 }
 
+/* ---- The CPU backend's FFT path for large radii (kernels/cpu/fft.c, in
+ * a build with FFTW; GBLUR_CPU_FFT forces it on or off).  A build without
+ * FFTW runs these cases on the direct loops: they pass there too. ---- */
+
+static gblur_engine *
+new_fft_engine (const char *mode, size_t memory_limit, int threads)
+{
+  gblur_engine *engine;
+
+  setenv ("GBLUR_CPU_FFT", mode, 1);  /* read when the engine is made */
+  engine = new_engine (memory_limit, threads);
+  unsetenv ("GBLUR_CPU_FFT");
+  return engine;
+}
+
+/* A w x h image, every sample 0 but one pixel in `sparse` (and the first
+ * and last rows' first pixels): random values, colours and alpha alike
+ * (alpha often tiny); mostly transparent when the last channel is alpha. */
+static gblur_image
+make_sparse_image (int w, int h, int c, gblur_sample s, int sparse)
+{
+  gblur_image img = make_image (w, h, c, s, 0, 0);
+  size_t      ss = gblur_sample_size (s);
+
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        int keep = (x == 0 && (y == 0 || y == h - 1)) || rng () % (unsigned) sparse == 0;
+        for (int ch = 0; ch < c; ch++)
+          {
+            unsigned char *p = (unsigned char *) img.data + (size_t) y * img.stride
+                               + ((size_t) x * c + ch) * ss;
+            double u = !keep ? 0.0 : rng () % 4 == 0 ? (double) (1 + rng () % 50) / 65535.0
+                                                     : (double) (rng () % 65536) / 65535.0;
+            if (s == GBLUR_U8)
+              *p = (unsigned char) (u * 255.0 + 0.5);
+            else if (s == GBLUR_U16)
+              {
+                uint16_t v = (uint16_t) (u * 65535.0 + 0.5);
+                memcpy (p, &v, 2);
+              }
+            else
+              {
+                float v = (float) u;
+                memcpy (p, &v, 4);
+              }
+          }
+      }
+  return img;
+}
+
+/* A w x h image all 0 but for its first column, at full value (opaque),
+ * and column far, tiny (alpha and colours 1..20 / 65535): the outputs
+ * near far are small, the largest value of their lines 65535 times
+ * larger. */
+static gblur_image
+make_far_image (int w, int h, int c, gblur_sample s, int far)
+{
+  gblur_image img = make_image (w, h, c, s, 0, 0);
+  size_t      ss = gblur_sample_size (s);
+
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int ch = 0; ch < c; ch++)
+        {
+          unsigned char *p = (unsigned char *) img.data + (size_t) y * img.stride
+                             + ((size_t) x * c + ch) * ss;
+          double u = x == 0 ? 1.0 : x == far ? (double) (1 + rng () % 20) / 65535.0 : 0.0;
+          if (s == GBLUR_U8)
+            *p = (unsigned char) (x == far ? 1 : u * 255.0 + 0.5);
+          else if (s == GBLUR_U16)
+            {
+              uint16_t v = (uint16_t) (u * 65535.0 + 0.5);
+              memcpy (p, &v, 2);
+            }
+          else
+            {
+              float v = (float) u;
+              memcpy (p, &v, 4);
+            }
+        }
+  return img;
+}
+
+/* src blurred with params compared with the reference. */
+static void
+check_against_reference (gblur_engine *engine, gblur_image *src, const gblur_params *params,
+                         const char *label)
+{
+  gblur_image  dst = make_poisoned_like (src, 0);
+  double      *ref = malloc ((size_t) src->width * src->height * src->channels * sizeof *ref);
+  gblur_result result;
+  gblur_status st = gblur_engine_run (engine, src, &dst, params, &result);
+  double       sx, sy;
+  char         text[64];
+
+  axis_sigmas (params, &sx, &sy, text, sizeof text);
+  reference_blur_xy (src, sx, sy, params->flags, ref);
+  if (st != GBLUR_OK)
+    check (0, "%s: status %s (%s)", label, gblur_status_name (st), gblur_engine_last_error (engine));
+  else
+    {
+      double e = max_error (&dst, ref, src->height);
+      check (e >= 0 && e <= tolerance (src->sample), "%s %dx%d c%d %s %s flags %u: max error %g",
+             label, src->width, src->height, src->channels, sample_name (src->sample), text,
+             params->flags, e);
+    }
+  free (ref);
+  free (dst.data);
+}
+
+/* The matrix (every size class from 1x1, sample type, channel count and
+ * option), windows and tilings with the FFT path taken whenever the format
+ * allows it: premultiplied alpha and 16-bit linear light stay on the
+ * direct loops (kernels/cpu/backend.h says why). */
+static void
+test_fft_forced (void)
+{
+  static const double sigmas[] = { 0.5, 3, 10, 40 };
+  static const int    threads[] = { 1, 3 };
+  gblur_params        params[sizeof sigmas / sizeof sigmas[0] + N_AXIS_PAIRS];
+  size_t              n = 0;
+  gblur_engine       *engine = new_fft_engine ("always", 0, 0);
+
+  for (size_t i = 0; i < sizeof sigmas / sizeof sigmas[0]; i++)
+    params[n++] = (gblur_params) { .sigma = sigmas[i] };
+  for (size_t i = 0; i < N_AXIS_PAIRS; i++)
+    params[n++] = (gblur_params) { .sigma_x = axis_pairs[i][0], .sigma_y = axis_pairs[i][1] };
+  run_matrix (engine, params, n, "fft matrix");
+  test_windows (engine, 0);
+  test_windows (engine, 1);
+  gblur_engine_free (engine);
+  for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++)
+    {
+      engine = new_fft_engine ("always", 0, threads[ti]);
+      blur_case (engine, 301, 203, 4, GBLUR_U8, 25, GBLUR_LINEAR_LIGHT, 3, 5, 0, "fft threads");
+      blur_case_xy (engine, 257, 149, 1, GBLUR_U8, 60, 0, 0, 0, 0, 1, "fft threads");
+      blur_case_xy (engine, 97, 211, 3, GBLUR_U16, 0, 45, 0, 2, 0, 0, "fft threads");
+      blur_case_xy (engine, 150, 90, 2, GBLUR_F32, 33, 7, 0, 0, 4, 0, "fft threads");
+      gblur_engine_free (engine);
+    }
+}
+
+/* The FFT and direct paths agree (to a level, 1e-5 on float data), and
+ * the default choice (the cost model) meets the reference at large radii. */
+static void
+test_fft_vs_direct (void)
+{
+  static const double pairs[][2] = { { 40, 40 }, { 60, 0 }, { 0, 60 }, { 25, 90 }, { 150, 150 } };
+  gblur_engine *fft = new_fft_engine ("always", 0, 0);
+  gblur_engine *direct = new_fft_engine ("off", 0, 0);
+  gblur_engine *chosen = new_engine (0, 0);
+
+  for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++)
+    for (int sa = 0; sa < 3; sa++)
+      for (int c = 1; c <= 4; c++)
+        {
+          const gblur_sample s = (gblur_sample) sa;
+          const unsigned     flags = s != GBLUR_F32 && c == 3 ? GBLUR_LINEAR_LIGHT : 0;
+          gblur_image        src = make_image (257, 181, c, s, 3, (int) (rng () % 2));
+          gblur_image        a = make_poisoned_like (&src, 0), b = make_poisoned_like (&src, 0);
+          gblur_params       params = { .sigma_x = pairs[pi][0], .sigma_y = pairs[pi][1], .flags = flags };
+          double             worst = -1;
+
+          if (gblur_engine_run (fft, &src, &a, &params, NULL) == GBLUR_OK
+              && gblur_engine_run (direct, &src, &b, &params, NULL) == GBLUR_OK)
+            {
+              worst = 0;
+              for (int y = 0; y < src.height; y++)
+                for (int x = 0; x < src.width; x++)
+                  for (int ch = 0; ch < c; ch++)
+                    {
+                      double d = fabs (reference_sample (&a, x, y, ch) - reference_sample (&b, x, y, ch));
+                      worst = d > worst || isnan (d) ? d : worst;
+                    }
+            }
+          check (worst >= 0 && worst <= (s == GBLUR_F32 ? 1e-5 : 1.0),
+                 "fft vs direct 257x181 c%d %s sigma_x %g sigma_y %g flags %u: largest difference %g",
+                 c, sample_name (s), params.sigma_x, params.sigma_y, flags, worst);
+          check_against_reference (chosen, &src, &params, "default path");
+          free (src.data);
+          free (a.data);
+          free (b.data);
+        }
+  gblur_engine_free (fft);
+  gblur_engine_free (direct);
+  gblur_engine_free (chosen);
+}
+
+/* Where FFT error shows: sparse images (a line's largest value far above
+ * most outputs), 16-bit data, near black in linear light, and mostly
+ * transparent premultiplied images with tiny alphas (which the FFT path
+ * must leave to the direct loops). */
+static void
+test_fft_hard (void)
+{
+  static const double pairs[][2] = { { 100, 100 }, { 500, 0 }, { 0, 500 }, { 300, 40 } };
+  gblur_engine *engine = new_fft_engine ("always", 0, 0);
+
+  for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++)
+    for (int k = 0; k < (quick ? 3 : 6); k++)
+      {
+        static const struct { int c; gblur_sample s; unsigned flags; } f[] = {
+          { 1, GBLUR_U16, 0 }, { 3, GBLUR_U8, GBLUR_LINEAR_LIGHT }, { 1, GBLUR_F32, 0 },
+          { 2, GBLUR_U16, GBLUR_PREMULTIPLY_ALPHA }, { 4, GBLUR_U16, GBLUR_PREMULTIPLY_ALPHA | GBLUR_LINEAR_LIGHT },
+          { 3, GBLUR_U16, GBLUR_LINEAR_LIGHT },
+        };
+        gblur_image  src = make_sparse_image (211, 97, f[k].c, f[k].s, 40);
+        gblur_params params = { .sigma_x = pairs[pi][0], .sigma_y = pairs[pi][1], .flags = f[k].flags };
+
+        check_against_reference (engine, &src, &params, "fft sparse");
+        free (src.data);
+        if (pairs[pi][1] == 0)  /* along rows: a pixel 3 radii from the bright edge */
+          {
+            src = make_far_image (4 * gblur_radius (pairs[pi][0]), 5, f[k].c, f[k].s,
+                                  3 * gblur_radius (pairs[pi][0]));
+            check_against_reference (engine, &src, &params, "fft far");
+            free (src.data);
+          }
+      }
+  gblur_engine_free (engine);
+}
+
 typedef struct {
   int calls, last_rows, monotonic, cancel_after;
 } progress_log;
@@ -857,6 +1080,12 @@ main (int argc, char **argv)
 #endif
   test_tiling ();
   test_deferred_cuda ();
+  if (backend == GBLUR_BACKEND_CPU)
+    {
+      test_fft_forced ();
+      test_fft_vs_direct ();
+      test_fft_hard ();
+    }
   test_progress_and_cancel ();
   test_errors ();
 

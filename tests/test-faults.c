@@ -273,6 +273,35 @@ test_cpu_stripe (void)
   cpu_stripe_case (120, 140, 2, GBLUR_F32, GBLUR_PREMULTIPLY_ALPHA, 2.0, 1, 0, 17, 9, 80, 100);
 }
 
+/* The CPU sites on the FFT path for large radii (GBLUR_CPU_FFT=always; a
+ * build without FFTW runs them on the direct loops). */
+static void
+test_cpu_fft_sites (void)
+{
+  setenv ("GBLUR_CPU_FFT", "always", 1);  /* read when an engine is made */
+  {
+    gblur_engine *engine = must_engine ("cpu-alloc", GBLUR_BACKEND_CPU, 0, 2, 1);
+    gblur_image   src = make_image (61, 47, 1, GBLUR_U8, 3, 0);
+    gblur_image   dst = make_poisoned (61, 47, &src, 2);
+    progress_log  log = { 0, 0 };
+    gblur_params  params = { .sigma = 20.0, .progress = on_progress, .user_data = &log };
+    gblur_result  result = { -1, -1 };
+    gblur_status  st = gblur_engine_run (engine, &src, &dst, &params, &result);
+
+    check (st == GBLUR_E_NOMEM && has_injected (engine) && result.rows_valid == 0 && log.calls == 0
+             && all_poison (&dst),
+           "cpu-alloc, FFT path: status %s, '%s', rows_valid %d, %d progress calls, dst untouched %d",
+           gblur_status_name (st), gblur_engine_last_error (engine), result.rows_valid, log.calls,
+           all_poison (&dst));
+    gblur_engine_free (engine);
+    free (src.data);
+    free (dst.data);
+  }
+  cpu_stripe_case (200, 300, 1, GBLUR_U8, 0, 30.0, 2, 0, 0, 0, 200, 300);
+  cpu_stripe_case (120, 140, 3, GBLUR_U16, 0, 12.0, 1, 0, 17, 9, 80, 100);   /* a window */
+  unsetenv ("GBLUR_CPU_FFT");
+}
+
 /* ---- sites any build has ---- */
 
 /* The child of test_stall: its progress reports and stderr go to fd. */
@@ -676,6 +705,7 @@ main (int argc, char **argv)
       test_read_at_creation ();
       test_cpu_alloc ();
       test_cpu_stripe ();
+      test_cpu_fft_sites ();
       test_cuda_init ();
       test_host_alloc ();
       test_cuda_sites_on_cpu ();

@@ -65,8 +65,6 @@ pick_loops (int cap)
 
 /* ---- A small persistent thread pool: run fn(ctx, i) for i in 0..n-1. ---- */
 
-typedef void (*pool_fn) (void *ctx, int worker);
-
 struct gblur_cpu {
   int              threads;
   pthread_t       *workers;    /* threads - 1 of them; the caller is worker 0 */
@@ -79,6 +77,7 @@ struct gblur_cpu {
   pool_fn          fn;
   void            *ctx;
   const cpu_loops *loops;      /* the instruction set's loops, chosen once */
+  gblur_fft_mode   fft;        /* when to take the FFT path (fft.c) */
 };
 
 typedef struct {
@@ -113,8 +112,8 @@ worker_main (void *data)
   return NULL;
 }
 
-static void
-pool_run (gblur_cpu *cpu, pool_fn fn, void *ctx)
+void
+gblur_cpu_pool_run (gblur_cpu *cpu, pool_fn fn, void *ctx)
 {
   if (cpu->threads > 1)
     {
@@ -137,7 +136,7 @@ pool_run (gblur_cpu *cpu, pool_fn fn, void *ctx)
 }
 
 gblur_cpu *
-gblur_cpu_new (int threads, int isa_cap)
+gblur_cpu_new (int threads, int isa_cap, gblur_fft_mode fft)
 {
   gblur_cpu *cpu = calloc (1, sizeof *cpu);
 
@@ -145,6 +144,7 @@ gblur_cpu_new (int threads, int isa_cap)
     return NULL;
   cpu->threads = threads < 1 ? 1 : threads;
   cpu->loops = pick_loops (isa_cap);
+  cpu->fft = fft;
   pthread_mutex_init (&cpu->lock, NULL);
   pthread_cond_init (&cpu->wake, NULL);
   pthread_cond_init (&cpu->idle, NULL);
@@ -436,7 +436,7 @@ run_band (gblur_cpu *cpu, cpu_run *run, gblur_job *job, int first)
   run->band_first = first;
   run->band_end = first + run->band < run->ntiles ? first + run->band : run->ntiles;
   run->next_tile = 0;
-  pool_run (cpu, run_band_worker, run);
+  gblur_cpu_pool_run (cpu, run_band_worker, run);
   job->rows_valid = run->band_end == run->ntiles ? job->geo.win_h
                     : run->band_end / run->tiles_x * run->tiling.tile_h;
 }
@@ -486,6 +486,10 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
   gblur_status status;
 
   job->rows_valid = 0;
+#ifdef HAVE_FFTW
+  if (gblur_cpu_fft_wanted (job, cpu->fft))
+    return gblur_cpu_fft_run (cpu, job, err, err_size);
+#endif
   status = plan_run (cpu, job, &run, err, err_size);
   if (status != GBLUR_OK)
     return status;

@@ -85,6 +85,29 @@ void gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flag
                           gblur_sample sample, const gblur_srgb_tables *srgb,
                           unsigned char *row);
 
+/* ---- The thread pool (backend.c), for the FFT path too ---- */
+typedef void (*pool_fn) (void *ctx, int worker);
+/* Runs fn (ctx, worker) on each of the engine's threads (worker 0 is the
+ * caller) and waits for all. */
+void gblur_cpu_pool_run (gblur_cpu *cpu, pool_fn fn, void *ctx);
+
+/* ---- The FFT path for large radii (fft.c; built with FFTW: HAVE_FFTW) ----
+ *
+ * Each pass convolves whole lines (columns of the window's region, then
+ * rows of the window) by FFT, in single precision: its cost per sample
+ * grows with log(radius + length), not with the radius.  Its error is
+ * relative to the largest value of a line, not to each output, so it is
+ * used only for formats where that keeps the 1-level contract: not with
+ * premultiplied alpha (dividing by a small blurred alpha magnifies it) nor
+ * for 16-bit linear light (the sRGB curve's slope near black does).
+ * gblur_cpu_fft_wanted says whether a job takes it: the format allows it,
+ * mode is not off, its scratch fits the memory limit and (mode auto) it is
+ * expected to be faster than the direct loops. */
+#ifdef HAVE_FFTW
+int          gblur_cpu_fft_wanted (const gblur_job *job, gblur_fft_mode mode);
+gblur_status gblur_cpu_fft_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size);
+#endif
+
 static inline int
 clamp_int (int v, int lo, int hi)
 {

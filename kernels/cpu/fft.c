@@ -1,0 +1,748 @@
+/* The CPU backend's FFT path for large radii (see backend.h): the vertical
+ * pass on blocks of columns of the window's region, then the horizontal
+ * pass row by row, each a linear convolution of whole lines by FFTW's
+ * single-precision real transforms.
+ *
+ * A line holds the region's samples (the window's and up to a radius each
+ * side, less where the image ends), zero-padded to an FFT length n long
+ * enough that the circular convolution with the centred kernel (tap k at
+ * index k mod n) equals the linear one at every output.  Clamping at the
+ * image edges (the edge sample repeated, as the direct loops do) is added
+ * after the transforms: the repeated samples are constant, so what they
+ * add to an output is the edge sample times the sum of the kernel's taps
+ * that reach past the edge (its tail sums, made once per run), and the
+ * lines need no padding: n >= length + radius instead of length + 2 radius.
+ * The kernel is the job's own truncated, normalised half kernel; its
+ * spectrum is real (the kernel is even) and is made once per run and
+ * length, with the 1/n of the inverse transform folded in.
+ *
+ * FFTW's planner is not thread safe (only fftwf_execute* is): plans are made
+ * under a lock with FFTW_ESTIMATE (no timing runs: planning takes
+ * microseconds), kept for the life of the process, one pair per length,
+ * and executed on the workers' own buffers
+ * (fftwf_malloc'd, so aligned as the planner assumed). */
+#include "backend.h"
+
+#ifdef HAVE_FFTW
+
+#include <fftw3.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#ifdef __SSE2__
+#include <xmmintrin.h>
+#endif
+
+/* Columns (floats) per block of the vertical pass: a cache line of each
+ * row is read once for the block's lines, which then go through the
+ * transforms one by one. */
+#define BLOCK_FLOATS 16
+
+/* The cost of a pass per output sample, in taps of the direct loops (which
+ * cost 2 radius + 1 taps), is FFT_COST times n log2 n / outputs, n the FFT
+ * length: fitted to the crossovers measured with one thread (CPU time) on
+ * a 2-core AVX-512 EPYC: on 2048x2048 gray the horizontal pass alone breaks
+ * even near sigma 16.5, the vertical pass alone near 29, both near 22; on
+ * 1024x1024 RGBA both near 23.  The vertical pass costs more: it
+ * transposes blocks of columns in and out. */
+#define FFT_COST_H 8.5
+#define FFT_COST_V 14.0
+
+/* ---- Plans, shared by all engines ---- */
+
+typedef struct fft_plans {
+  int               n;
+  fftwf_plan        forward, backward;
+  struct fft_plans *next;
+} fft_plans;
+
+static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
+static fft_plans      *plan_cache;
+static int             wisdom_read;
+
+/* Transforms of one line of length n: real -> n/2 + 1 complex and back.
+ * (One line at a time: with FFTW_ESTIMATE, a plan for many lines, whether
+ * interleaved or one after the other, ran 1.5 to 3 times slower per
+ * sample here.) */
+static fft_plans *
+make_plans (int n)
+{
+  fft_plans     *p = calloc (1, sizeof *p);
+  float         *real = fftwf_malloc ((size_t) n * sizeof (float));
+  fftwf_complex *spec = fftwf_malloc ((size_t) (n / 2 + 1) * sizeof (fftwf_complex));
+
+  if (p && real && spec)
+    {
+      p->n = n;
+      p->forward = fftwf_plan_dft_r2c_1d (n, real, spec, FFTW_ESTIMATE);
+      p->backward = fftwf_plan_dft_c2r_1d (n, spec, real, FFTW_ESTIMATE);
+    }
+  fftwf_free (real);
+  fftwf_free (spec);
+  if (p && (!p->forward || !p->backward))
+    {
+      if (p->forward) fftwf_destroy_plan (p->forward);
+      if (p->backward) fftwf_destroy_plan (p->backward);
+      free (p);
+      p = NULL;
+    }
+  return p;
+}
+
+/* The cached plans for length n, made on first use; NULL when out of
+ * memory. */
+static const fft_plans *
+plans_for (int n)
+{
+  fft_plans *p;
+
+  pthread_mutex_lock (&plan_lock);
+  /* Measured plans an administrator saved (fftwf-wisdom -o /etc/fftw/
+   * wisdomf), if any, are used in place of the estimates. */
+  if (!wisdom_read)
+    wisdom_read = 1 + fftwf_import_system_wisdom ();
+  for (p = plan_cache; p; p = p->next)
+    if (p->n == n)
+      break;
+  if (!p && (p = make_plans (n)))
+    {
+      p->next = plan_cache;
+      plan_cache = p;
+    }
+  pthread_mutex_unlock (&plan_lock);
+  return p;
+}
+
+/* ---- Lengths and the decision ---- */
+
+/* The FFT length for lines of len samples: n >= len, a power of two times
+ * one of a few small odd numbers, whichever is expected to be fastest by n
+ * log2 n times the time per n log2 n measured here for FFTW_ESTIMATE plans
+ * of that odd part (ns, a forward and an inverse transform, 1000 < n <
+ * 8200).  Other odd parts (125, 243, 675...) ran 1.3 to 2 times slower. */
+static int
+fft_length (int len)
+{
+  static const struct { int odd; double ns; } kinds[] = {
+    { 1, 0.20 }, { 3, 0.225 }, { 5, 0.19 }, { 9, 0.21 }, { 15, 0.215 }, { 25, 0.20 },
+    { 27, 0.21 }, { 45, 0.23 }, { 75, 0.225 },
+  };
+  int    best = 0;
+  double best_cost = 0.0;
+
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    {
+      int    n = 2 * kinds[i].odd;
+      double cost;
+      while (n < len)
+        n *= 2;
+      cost = kinds[i].ns * n * log2 (n);
+      if (best == 0 || cost < best_cost)
+        {
+          best = n;
+          best_cost = cost;
+        }
+    }
+  return best;
+}
+
+/* Where the window's region (window grown by the radii, clamped to the
+ * image) lies. */
+typedef struct {
+  int x0, w, y0, h;
+} region;
+
+static region
+job_region (const gblur_job *job)
+{
+  const gblur_geometry *g = &job->geo;
+  region r;
+  int    x1 = clamp_int (g->win_x + g->win_w + job->radius_x, 0, g->img_w);
+  int    y1 = clamp_int (g->win_y + g->win_h + job->radius_y, 0, g->img_h);
+
+  r.x0 = clamp_int (g->win_x - job->radius_x, 0, g->img_w);
+  r.y0 = clamp_int (g->win_y - job->radius_y, 0, g->img_h);
+  r.w = x1 - r.x0;
+  r.h = y1 - r.y0;
+  return r;
+}
+
+/* Formats whose single-precision FFT error stays well under half a level
+ * (see backend.h). */
+static int
+format_allows_fft (const gblur_job *job)
+{
+  if (job->flags & GBLUR_PREMULTIPLY_ALPHA)
+    return 0;
+  return !(job->src->sample == GBLUR_U16 && (job->flags & GBLUR_LINEAR_LIGHT));
+}
+
+/* The FFT length for lines of reg samples whose outputs are samples
+ * [offset, offset + outputs): the outputs' taps must not wrap around into
+ * the line's samples. */
+static int
+axis_length (int reg, int offset, int outputs, int radius)
+{
+  const int right = offset + outputs + radius, left = reg + radius - offset;
+
+  return fft_length (right > left ? right : left);
+}
+
+/* Cost per output sample of one pass, in direct taps; lines_ratio: lines
+ * transformed per output line (the vertical pass transforms the region's
+ * columns, more than the window's). */
+static double
+fft_pass_cost (double unit, int radius, int n, int outputs, double lines_ratio)
+{
+  return radius > 0 ? unit * lines_ratio * n * log2 (n) / outputs : 0.0;
+}
+
+static double
+direct_pass_cost (int radius)
+{
+  return radius > 0 ? 2 * radius + 1 : 0.0;
+}
+
+static int
+fft_expected_faster (const gblur_job *job)
+{
+  const gblur_geometry *g = &job->geo;
+  const region          reg = job_region (job);
+  const int             rx = job->radius_x, ry = job->radius_y;
+  double fft = fft_pass_cost (FFT_COST_V, ry, axis_length (reg.h, g->win_y - reg.y0, g->win_h, ry),
+                              g->win_h, (double) reg.w / g->win_w)
+               + fft_pass_cost (FFT_COST_H, rx, axis_length (reg.w, g->win_x - reg.x0, g->win_w, rx),
+                                g->win_w, 1.0);
+  double direct = direct_pass_cost (ry) + direct_pass_cost (rx);
+
+  return fft < direct;
+}
+
+/* ---- One run ---- */
+
+/* One axis of the run: lines of len region samples whose outputs are
+ * samples [offset, offset + outputs). */
+typedef struct {
+  int              radius, len, offset, outputs;
+  int              n;            /* FFT length, 0 for radius 0 */
+  const fft_plans *plans;
+  float           *k;            /* the kernel's spectrum / n */
+  float           *tail;         /* tail[m] = w[m] + ... + w[radius], tail[radius + 1] = 0 */
+} fft_axis;
+
+typedef struct {
+  const gblur_job         *job;
+  const gblur_srgb_tables *srgb;
+  region                   reg;
+  int                      c;
+  int                      workers;
+  size_t                   stride;       /* floats per row of img, >= reg.w * c */
+  float                   *img;          /* the region in working floats; the
+                                            vertical pass writes its outputs
+                                            over the window's rows */
+  fft_axis                 y, x;
+  /* per worker */
+  float                  **lines;        /* BLOCK_FLOATS lines, line_pitch floats apart */
+  fftwf_complex          **spec;         /* a line's spectrum */
+  float                  **out;          /* an output row */
+  /* work sharing */
+  pthread_mutex_t          lock;
+  int                      next, end;    /* the next item, and the end */
+} fft_run;
+
+static fft_axis
+plan_axis (int radius, int reg0, int reg_len, int win0, int win_len)
+{
+  fft_axis a = { 0 };
+
+  a.radius = radius;
+  a.len = reg_len;
+  a.offset = win0 - reg0;
+  a.outputs = win_len;
+  if (radius > 0)
+    a.n = axis_length (reg_len, a.offset, win_len, radius);
+  return a;
+}
+
+static void
+plan_lengths (fft_run *run, const gblur_job *job)
+{
+  const gblur_geometry *g = &job->geo;
+
+  memset (run, 0, sizeof *run);
+  run->job = job;
+  run->srgb = gblur_srgb_tables_get ();
+  run->reg = job_region (job);
+  run->c = job->src->channels;
+  /* an odd number of cache lines: a block's column of rows spreads over
+   * the cache sets (a row of 2048 floats put them all in a few) */
+  run->stride = round_up ((size_t) run->reg.w * run->c, BLOCK_FLOATS) | BLOCK_FLOATS;
+  run->y = plan_axis (job->radius_y, run->reg.y0, run->reg.h, g->win_y, g->win_h);
+  run->x = plan_axis (job->radius_x, run->reg.x0, run->reg.w, g->win_x, g->win_w);
+}
+
+static size_t
+max_length (const fft_run *run)
+{
+  return (size_t) (run->x.n > run->y.n ? run->x.n : run->y.n);
+}
+
+/* Floats from one of a worker's lines to the next: an odd number of cache
+ * lines, so that the lines of a block (written, then read, a sample of each
+ * in turn) fall in different cache sets, as lengths such as 3072 did not. */
+static size_t
+line_pitch (const fft_run *run)
+{
+  return round_up (max_length (run), BLOCK_FLOATS) | BLOCK_FLOATS;
+}
+
+/* Bytes of img: on huge pages (alloc_region) from 8 MiB, rounded up to
+ * whole ones. */
+#define HUGE_PAGE ((size_t) 2 << 20)
+
+static size_t
+region_bytes (const fft_run *run)
+{
+  const size_t bytes = (size_t) run->reg.h * run->stride * sizeof (float);
+
+  return bytes < 4 * HUGE_PAGE ? bytes : round_up (bytes, HUGE_PAGE);
+}
+
+/* Bytes the run allocates with `workers` workers. */
+static size_t
+run_bytes (const fft_run *run, int workers)
+{
+  const size_t n = max_length (run);
+  const size_t per_worker = (BLOCK_FLOATS * line_pitch (run) + (size_t) run->job->geo.win_w * run->c)
+                            * sizeof (float)
+                            + (n / 2 + 1) * sizeof (fftwf_complex);
+
+  return region_bytes (run)
+         + (size_t) (run->y.n + run->x.n + run->y.radius + run->x.radius + 4) * sizeof (float)
+         + (size_t) workers * per_worker;
+}
+
+int
+gblur_cpu_fft_wanted (const gblur_job *job, gblur_fft_mode mode)
+{
+  fft_run run;
+
+  if (mode == GBLUR_FFT_OFF || !format_allows_fft (job))
+    return 0;
+  if (mode == GBLUR_FFT_AUTO && !fft_expected_faster (job))
+    return 0;
+  plan_lengths (&run, job);
+  return run_bytes (&run, 1) <= job->memory_limit;
+}
+
+/* The spectrum of the centred kernel w[-r..r] for length n, real parts
+ * only (those of an even sequence; the imaginary parts are rounding), each
+ * divided by n.  NULL when out of memory. */
+static float *
+kernel_spectrum (int n, const float *w, int r)
+{
+  const fft_plans *p = plans_for (n);
+  float           *k = fftwf_malloc ((size_t) n * sizeof (float));
+  fftwf_complex   *s = fftwf_malloc ((size_t) (n / 2 + 1) * sizeof (fftwf_complex));
+  float           *re = malloc ((size_t) (n / 2 + 1) * sizeof (float));
+
+  if (p && k && s && re)
+    {
+      /* taps d and -d at d and n - d mod n, summed where a short line
+       * (n < 2r + 1) makes two fall together: the periodised kernel, whose
+       * circular convolution is the linear one at the outputs */
+      memset (k, 0, (size_t) n * sizeof (float));
+      k[0] = w[0];
+      for (int d = 1; d <= r; d++)
+        {
+          k[d % n] += w[d];
+          k[(n - d % n) % n] += w[d];
+        }
+      fftwf_execute_dft_r2c (p->forward, k, s);
+      for (int i = 0; i <= n / 2; i++)
+        re[i] = s[i][0] / (float) n;
+    }
+  else
+    {
+      free (re);
+      re = NULL;
+    }
+  fftwf_free (k);
+  fftwf_free (s);
+  return re;
+}
+
+/* tail[m] = w[m] + ... + w[r] (summed in double) for m in 1..r, 0 at r + 1:
+ * what a clamped edge sample adds, times the sample, to an output m samples
+ * inside the edge.  NULL when out of memory. */
+static float *
+kernel_tails (const float *w, int r)
+{
+  float *tail = malloc ((size_t) (r + 2) * sizeof (float));
+  double sum = 0.0;
+
+  if (!tail)
+    return NULL;
+  tail[r + 1] = 0.0f;
+  for (int m = r; m >= 1; m--)
+    tail[m] = (float) (sum += w[m]);
+  tail[0] = 0.0f;  /* unused */
+  return tail;
+}
+
+/* Spectra, tails and plans of an axis; 0 when out of memory. */
+static int
+prepare_axis (fft_axis *a, const float *weights)
+{
+  if (a->radius == 0)
+    return 1;
+  a->plans = plans_for (a->n);
+  a->k = kernel_spectrum (a->n, weights, a->radius);
+  a->tail = kernel_tails (weights, a->radius);
+  return a->plans && a->k && a->tail;
+}
+
+static void
+free_axis (fft_axis *a)
+{
+  free (a->k);
+  free (a->tail);
+}
+
+/* What the clamped edges add: the edge sample times tail[m] at m samples
+ * inside the edge, m <= radius (a region that does not reach the image edge
+ * extends a radius past its outputs, which then get nothing). */
+static void
+add_edge_tails (const fft_axis *a, float first, float last, float *line)
+{
+  const int    end = a->offset + a->outputs;
+  const float *tail = a->tail;
+
+  for (int j = a->offset; j < end && j < a->radius; j++)
+    line[j] += first * tail[j + 1];
+  for (int j = a->len - a->radius > a->offset ? a->len - a->radius : a->offset; j < end; j++)
+    line[j] += last * tail[a->len - j];
+}
+
+/* line (a->len samples) convolved with the axis's kernel, the edges clamped;
+ * output i (0 <= i < a->outputs) in line[a->offset + i]. */
+static void
+convolve_line (const fft_axis *a, float *line, fftwf_complex *spec)
+{
+  float      *f = (float *) spec;
+  const float first = line[0], last = line[a->len - 1];
+
+  memset (line + a->len, 0, (size_t) (a->n - a->len) * sizeof (float));
+  fftwf_execute_dft_r2c (a->plans->forward, line, spec);
+  for (int i = 0; i <= a->n / 2; i++)
+    {
+      f[2 * i] *= a->k[i];
+      f[2 * i + 1] *= a->k[i];
+    }
+  fftwf_execute_dft_c2r (a->plans->backward, spec, line);
+  add_edge_tails (a, first, last, line);
+}
+
+/* ---- Converting the region: row i of img ---- */
+
+static void
+load_region_row (const fft_run *run, int i)
+{
+  const gblur_job   *job = run->job;
+  const gblur_image *src = job->src;
+
+  gblur_cpu_load_row ((const unsigned char *) src->data + (size_t) (run->reg.y0 + i) * src->stride
+                      + (size_t) run->reg.x0 * run->c * gblur_sample_size (src->sample),
+                      src->sample, run->reg.w, run->c, job->flags, run->srgb,
+                      run->img + (size_t) i * run->stride);
+}
+
+/* ---- The vertical pass: block b of BLOCK_FLOATS columns of img ---- */
+
+/* dst[c dst_stride + r] = src[r src_stride + c] for r < rows, c < cols:
+ * 4x4 tiles in SSE registers where there are, one by one at the ends. */
+static void
+transpose (const float *src, size_t src_stride, float *dst, size_t dst_stride, int rows, int cols)
+{
+  int r = 0;
+
+#ifdef __SSE2__
+  for (; r + 4 <= rows; r += 4)
+    {
+      int c = 0;
+      for (; c + 4 <= cols; c += 4)
+        {
+          const float *s = src + (size_t) r * src_stride + c;
+          float       *d = dst + (size_t) c * dst_stride + r;
+          __m128 a = _mm_loadu_ps (s), b = _mm_loadu_ps (s + src_stride);
+          __m128 e = _mm_loadu_ps (s + 2 * src_stride), f = _mm_loadu_ps (s + 3 * src_stride);
+          _MM_TRANSPOSE4_PS (a, b, e, f);
+          _mm_storeu_ps (d, a);
+          _mm_storeu_ps (d + dst_stride, b);
+          _mm_storeu_ps (d + 2 * dst_stride, e);
+          _mm_storeu_ps (d + 3 * dst_stride, f);
+        }
+      for (; c < cols; c++)
+        for (int i = r; i < r + 4; i++)
+          dst[(size_t) c * dst_stride + i] = src[(size_t) i * src_stride + c];
+    }
+#endif
+  for (; r < rows; r++)
+    for (int c = 0; c < cols; c++)
+      dst[(size_t) c * dst_stride + r] = src[(size_t) r * src_stride + c];
+}
+
+/* The block's columns x.. as lines, line_pitch apart: a row's BLOCK_FLOATS
+ * values are one cache line, read once for all the block's lines. */
+static void
+gather_columns (const fft_run *run, size_t x, int bw, float *lines)
+{
+  transpose (run->img + x, run->stride, lines, line_pitch (run), run->reg.h, bw);
+}
+
+/* The outputs back in img, over the window's rows. */
+static void
+scatter_columns (const fft_run *run, size_t x, int bw, const float *lines)
+{
+  const int o = run->y.offset;
+
+  transpose (lines + o, line_pitch (run), run->img + (size_t) o * run->stride + x, run->stride,
+             bw, run->y.outputs);
+}
+
+static void
+vertical_block (const fft_run *run, int b, float *lines, fftwf_complex *spec)
+{
+  const size_t x = (size_t) b * BLOCK_FLOATS, row = (size_t) run->reg.w * run->c;
+  const int    bw = row - x < BLOCK_FLOATS ? (int) (row - x) : BLOCK_FLOATS;
+
+  gather_columns (run, x, bw, lines);
+  for (int k = 0; k < bw; k++)
+    convolve_line (&run->y, lines + (size_t) k * line_pitch (run), spec);
+  scatter_columns (run, x, bw, lines);
+}
+
+/* ---- The horizontal pass: window row i into dst ---- */
+
+static void
+horizontal_row (const fft_run *run, int i, float *lines, fftwf_complex *spec, float *out)
+{
+  const gblur_job *job = run->job;
+  gblur_image     *dst = job->dst;
+  const int        c = run->c, W = job->geo.win_w, o = run->x.offset;
+  const size_t     pitch = line_pitch (run);
+  float           *values = run->img + (size_t) (run->y.offset + i) * run->stride;
+
+  if (run->x.radius == 0)
+    out = values + (size_t) o * c;
+  else if (c == 1)
+    {
+      memcpy (lines, values, (size_t) run->reg.w * sizeof (float));
+      convolve_line (&run->x, lines, spec);
+      out = lines + o;
+    }
+  else
+    {
+      /* the channels apart, a line each, and back together */
+      transpose (values, (size_t) c, lines, pitch, run->reg.w, c);
+      for (int ch = 0; ch < c; ch++)
+        convolve_line (&run->x, lines + (size_t) ch * pitch, spec);
+      transpose (lines + o, pitch, out, (size_t) c, c, W);
+    }
+  gblur_cpu_store_row (out, W, c, job->flags, dst->sample, run->srgb,
+                       (unsigned char *) dst->data + (size_t) i * dst->stride);
+}
+
+/* ---- Work sharing ---- */
+
+/* The next item of [.., end), or -1 when none is left. */
+static int
+take_item (fft_run *run)
+{
+  int i;
+
+  pthread_mutex_lock (&run->lock);
+  i = run->next < run->end ? run->next++ : -1;
+  pthread_mutex_unlock (&run->lock);
+  return i;
+}
+
+static void
+load_worker (void *data, int worker)
+{
+  fft_run *run = data;
+
+  if (worker >= run->workers)
+    return;
+  for (int i; (i = take_item (run)) >= 0;)
+    load_region_row (run, i);
+}
+
+static void
+vertical_worker (void *data, int worker)
+{
+  fft_run *run = data;
+
+  if (worker >= run->workers)
+    return;
+  for (int b; (b = take_item (run)) >= 0;)
+    vertical_block (run, b, run->lines[worker], run->spec[worker]);
+}
+
+static void
+horizontal_worker (void *data, int worker)
+{
+  fft_run *run = data;
+
+  if (worker >= run->workers)
+    return;
+  for (int i; (i = take_item (run)) >= 0;)
+    horizontal_row (run, i, run->lines[worker], run->spec[worker], run->out[worker]);
+}
+
+/* Items [first, end) on the workers, one at a time to whichever is free. */
+static void
+share (gblur_cpu *cpu, fft_run *run, pool_fn fn, int first, int end)
+{
+  run->next = first;
+  run->end = end;
+  gblur_cpu_pool_run (cpu, fn, run);
+}
+
+/* ---- Memory ---- */
+
+/* The region's floats: on transparent huge pages where the system gives
+ * them on request (madvise), since faulting in a fresh 4 KiB page at a time
+ * took a sixth of a large run's time. */
+static float *
+alloc_region (size_t bytes)
+{
+  void *p = NULL;
+
+  if (bytes < 4 * HUGE_PAGE)
+    return malloc (bytes ? bytes : 1);
+  if (posix_memalign (&p, HUGE_PAGE, bytes) != 0)
+    return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise (p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+/* Plans, kernel spectra, img and each worker's buffers; 0 when out of
+ * memory (or an injected cpu-alloc fault: the last buffer fails). */
+static int
+alloc_run (fft_run *run, int threads)
+{
+  const gblur_job *job = run->job;
+  const size_t     n = max_length (run);
+  int              ok;
+
+  run->lines = calloc ((size_t) threads, sizeof *run->lines);
+  run->spec = calloc ((size_t) threads, sizeof *run->spec);
+  run->out = calloc ((size_t) threads, sizeof *run->out);
+  run->img = alloc_region (region_bytes (run));
+  ok = run->lines && run->spec && run->out && run->img;
+  ok = ok && prepare_axis (&run->y, job->weights_y) && prepare_axis (&run->x, job->weights_x);
+  for (int w = 0; ok && w < run->workers; w++)
+    {
+      const int fail = job->faults->cpu_alloc && w == run->workers - 1;
+      run->lines[w] = fftwf_malloc (BLOCK_FLOATS * line_pitch (run) * sizeof (float));
+      run->spec[w] = fftwf_malloc ((n / 2 + 1) * sizeof (fftwf_complex));
+      run->out[w] = fail ? NULL : malloc ((size_t) job->geo.win_w * run->c * sizeof (float));
+      ok = run->lines[w] && run->spec[w] && run->out[w];
+    }
+  return ok;
+}
+
+static void
+free_run (fft_run *run, int threads)
+{
+  for (int w = 0; w < threads; w++)
+    {
+      if (run->lines) fftwf_free (run->lines[w]);
+      if (run->spec) fftwf_free (run->spec[w]);
+      if (run->out) free (run->out[w]);
+    }
+  free (run->lines);
+  free (run->spec);
+  free (run->out);
+  free (run->img);
+  free_axis (&run->y);
+  free_axis (&run->x);
+}
+
+/* ---- The run: the region converted, the vertical pass, then the rows in
+ * bands (progress steps, about 8 as on the direct path) ---- */
+
+/* cpu-stripe:N (gblur-internal.h): the run fails before its Nth step. */
+static gblur_status
+step_fault (const gblur_job *job, int step, char *err, size_t err_size)
+{
+  if (step != job->faults->cpu_stripe)
+    return GBLUR_OK;
+  snprintf (err, err_size, "injected fault: the CPU backend failed at step %d, "
+            "after %d of %d rows", step, job->rows_valid, job->geo.win_h);
+  return GBLUR_E_NOMEM;
+}
+
+static gblur_status
+run_rows (gblur_cpu *cpu, fft_run *run, gblur_job *job, char *err, size_t err_size)
+{
+  const int H = job->geo.win_h;
+  const int band = (H + 7) / 8;
+  int       step = 1;
+
+  for (int first = 0; first < H; first += band, step++)
+    {
+      gblur_status status = step_fault (job, step, err, err_size);
+      if (status != GBLUR_OK)
+        return status;
+      share (cpu, run, horizontal_worker, first, first + band < H ? first + band : H);
+      job->rows_valid = run->end;
+      if (job->progress && job->progress (job->rows_valid, H, job->user_data) && job->rows_valid < H)
+        {
+          snprintf (err, err_size, "cancelled after %d of %d rows", job->rows_valid, H);
+          return GBLUR_E_CANCELLED;
+        }
+    }
+  return GBLUR_OK;
+}
+
+gblur_status
+gblur_cpu_fft_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
+{
+  const int    threads = gblur_cpu_threads (cpu);
+  fft_run      run;
+  gblur_status status = GBLUR_OK;
+
+  job->rows_valid = 0;
+  plan_lengths (&run, job);
+  /* fewer workers when the memory limit cannot give each its buffers */
+  for (run.workers = threads; run.workers > 1; run.workers--)
+    if (run_bytes (&run, run.workers) <= job->memory_limit)
+      break;
+  pthread_mutex_init (&run.lock, NULL);
+  if (!alloc_run (&run, threads))
+    {
+      snprintf (err, err_size, "out of host memory for the CPU backend's FFT buffers%s",
+                job->faults->cpu_alloc ? " (injected fault)" : "");
+      status = GBLUR_E_NOMEM;
+    }
+  if (status == GBLUR_OK)
+    {
+      share (cpu, &run, load_worker, 0, run.reg.h);
+      if (job->radius_y > 0)
+        share (cpu, &run, vertical_worker, 0,
+               (int) (((size_t) run.reg.w * run.c + BLOCK_FLOATS - 1) / BLOCK_FLOATS));
+      status = run_rows (cpu, &run, job, err, err_size);
+    }
+  pthread_mutex_destroy (&run.lock);
+  free_run (&run, threads);
+  return status;
+}
+
+#endif /* HAVE_FFTW */
