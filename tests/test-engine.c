@@ -435,7 +435,6 @@ static gblur_image
 make_sparse_image (int w, int h, int c, gblur_sample s, int sparse)
 {
   gblur_image img = make_image (w, h, c, s, 0, 0);
-  size_t      ss = gblur_sample_size (s);
 
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
@@ -443,22 +442,9 @@ make_sparse_image (int w, int h, int c, gblur_sample s, int sparse)
         int keep = (x == 0 && (y == 0 || y == h - 1)) || rng () % (unsigned) sparse == 0;
         for (int ch = 0; ch < c; ch++)
           {
-            unsigned char *p = (unsigned char *) img.data + (size_t) y * img.stride
-                               + ((size_t) x * c + ch) * ss;
             double u = !keep ? 0.0 : rng () % 4 == 0 ? (double) (1 + rng () % 50) / 65535.0
                                                      : (double) (rng () % 65536) / 65535.0;
-            if (s == GBLUR_U8)
-              *p = (unsigned char) (u * 255.0 + 0.5);
-            else if (s == GBLUR_U16)
-              {
-                uint16_t v = (uint16_t) (u * 65535.0 + 0.5);
-                memcpy (p, &v, 2);
-              }
-            else
-              {
-                float v = (float) u;
-                memcpy (p, &v, 4);
-              }
+            set_sample (&img, x, y, ch, u);
           }
       }
   return img;
@@ -472,27 +458,13 @@ static gblur_image
 make_far_image (int w, int h, int c, gblur_sample s, int far)
 {
   gblur_image img = make_image (w, h, c, s, 0, 0);
-  size_t      ss = gblur_sample_size (s);
 
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
       for (int ch = 0; ch < c; ch++)
         {
-          unsigned char *p = (unsigned char *) img.data + (size_t) y * img.stride
-                             + ((size_t) x * c + ch) * ss;
           double u = x == 0 ? 1.0 : x == far ? (double) (1 + rng () % 20) / 65535.0 : 0.0;
-          if (s == GBLUR_U8)
-            *p = (unsigned char) (x == far ? 1 : u * 255.0 + 0.5);
-          else if (s == GBLUR_U16)
-            {
-              uint16_t v = (uint16_t) (u * 65535.0 + 0.5);
-              memcpy (p, &v, 2);
-            }
-          else
-            {
-              float v = (float) u;
-              memcpy (p, &v, 4);
-            }
+          set_sample (&img, x, y, ch, s == GBLUR_U8 && x == far ? 1.0 / 255.0 : u);
         }
   return img;
 }

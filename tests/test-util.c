@@ -35,18 +35,37 @@ rng (void)
   return rng_state;
 }
 
+void
+set_sample (gblur_image *img, int x, int y, int ch, double u)
+{
+  unsigned char *p = (unsigned char *) img->data + (size_t) y * img->stride
+                     + ((size_t) x * img->channels + ch) * gblur_sample_size (img->sample);
+
+  if (img->sample == GBLUR_U8)
+    *p = (unsigned char) (u * 255.0 + 0.5);
+  else if (img->sample == GBLUR_U16)
+    {
+      uint16_t v = (uint16_t) (u * 65535.0 + 0.5);
+      memcpy (p, &v, 2);
+    }
+  else
+    {
+      float v = (float) u;
+      memcpy (p, &v, 4);
+    }
+}
+
 gblur_image
 make_image (int w, int h, int c, gblur_sample s, size_t pad, int pattern)
 {
   gblur_image img;
-  size_t      ss = gblur_sample_size (s);
   int         block = 1 + (int) (rng () % 9);
 
   img.width = w;
   img.height = h;
   img.channels = c;
   img.sample = s;
-  img.stride = (size_t) w * c * ss + pad;
+  img.stride = (size_t) w * c * gblur_sample_size (s) + pad;
   img.data = malloc (img.stride * h);
   memset (img.data, POISON, img.stride * h);
   for (int y = 0; y < h; y++)
@@ -55,20 +74,7 @@ make_image (int w, int h, int c, gblur_sample s, size_t pad, int pattern)
         {
           double u = pattern ? (((x / block + y / block + ch) % 2) ? 1.0 : 0.0)
                              : (double) (rng () % 1000001) / 1000000.0;
-          unsigned char *p = (unsigned char *) img.data + (size_t) y * img.stride
-                             + ((size_t) x * c + ch) * ss;
-          if (s == GBLUR_U8)
-            *p = (unsigned char) (u * 255.0 + 0.5);
-          else if (s == GBLUR_U16)
-            {
-              uint16_t v = (uint16_t) (u * 65535.0 + 0.5);
-              memcpy (p, &v, 2);
-            }
-          else
-            {
-              float v = (float) u;
-              memcpy (p, &v, 4);
-            }
+          set_sample (&img, x, y, ch, u);
         }
   return img;
 }

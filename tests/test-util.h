@@ -22,6 +22,9 @@ uint64_t rng (void);
  * rounding). */
 gblur_image make_image (int w, int h, int c, gblur_sample s, size_t pad, int pattern);
 
+/* Sample (x, y, ch) of img set to u (0..1 full scale), rounded. */
+void     set_sample (gblur_image *img, int x, int y, int ch, double u);
+
 /* A w x h image of like's channels and sample type, every byte POISON. */
 gblur_image make_poisoned (int w, int h, const gblur_image *like, size_t pad);
 
