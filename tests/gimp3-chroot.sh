@@ -58,9 +58,10 @@ done
 mounted=""
 cleanup () { for m in $mounted; do umount -l "$m" 2>/dev/null || true; done; }
 trap cleanup EXIT INT TERM
-bind () { # source target
+bind () { # source target: mounted unless source is there already (another
+  # suite's mount of another tree is covered by ours, not reused)
   mkdir -p "$2"
-  if ! mountpoint -q "$2"; then mount --bind "$1" "$2" && mounted="$2 $mounted"; fi
+  [ "$1" -ef "$2" ] || { mount --bind "$1" "$2" && mounted="$2 $mounted"; }
 }
 mountpoint -q "$root/proc" || { mount -t proc proc "$root/proc" && mounted="$root/proc $mounted"; }
 bind /dev "$root/dev"
