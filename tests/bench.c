@@ -17,7 +17,7 @@
  * largest difference from the engine's output in levels.
  *
  *   bench [--backend cpu|cuda|cuda-device|npp|all] [--size N]... [--sigma S]...
- *         [--format gray|rgba|grayf|all] [--reps N]
+ *         [--format gray|rgba|grayf|layer|all] [--reps N]
  */
 #include "gblur.h"
 #include "timing.h"
@@ -70,14 +70,18 @@ typedef struct {
   const char  *name;
   int          channels;
   gblur_sample sample;
+  unsigned     flags;
 } format;
 
+/* "RGBA8 layer": what GIMP asks for an 8-bit layer with alpha (linear
+ * light, premultiplied alpha); the other rows blur the stored values. */
 static const format formats[] = {
-  { "gray8", 1, GBLUR_U8 },
-  { "RGBA8", 4, GBLUR_U8 },
-  { "grayf", 1, GBLUR_F32 },
+  { "gray8", 1, GBLUR_U8, 0 },
+  { "RGBA8", 4, GBLUR_U8, 0 },
+  { "grayf", 1, GBLUR_F32, 0 },
+  { "RGBA8 layer", 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA },
 };
-#define NFORMATS 3
+#define NFORMATS 4
 
 /* What this GPU can do at most, measured or read once. */
 typedef struct {
@@ -250,7 +254,7 @@ static double
 time_case (gblur_engine *engine, run_kind kind, int size, const format *f, double sigma, int reps,
            int *diff)
 {
-  gblur_params params = { .sigma = sigma, .flags = 0 };
+  gblur_params params = { .sigma = sigma, .flags = f->flags };
   size_t       samples = (size_t) size * size * f->channels;
   size_t       bytes = samples * gblur_sample_size (f->sample);
   double      *t = calloc ((size_t) reps, sizeof *t);
@@ -391,7 +395,7 @@ main (int argc, char **argv)
   double        sigmas[16];
   int           nsigmas = 0;
   int           want[RUN_KINDS] = { 1, 1, 1, 1 };
-  int           want_format[NFORMATS] = { 1, 1, 0 };
+  int           want_format[NFORMATS] = { 1, 1, 0, 0 };
   int           reps = 0, header = 0;
   device_limits lim;
 
@@ -417,6 +421,7 @@ main (int argc, char **argv)
           want_format[0] = all || strcmp (v, "gray") == 0;
           want_format[1] = all || strcmp (v, "rgba") == 0;
           want_format[2] = all || strcmp (v, "grayf") == 0;
+          want_format[3] = all || strcmp (v, "layer") == 0;
         }
       else
         goto usage;
@@ -470,7 +475,7 @@ main (int argc, char **argv)
               const format *fm = &formats[f];
               const char   *bound = "";
               int           diff;
-              if (!want_format[f] || (k == RUN_NPP && fm->sample != GBLUR_U8))
+              if (!want_format[f] || (k == RUN_NPP && (fm->sample != GBLUR_U8 || fm->flags)))
                 continue;
               /* NPP takes seconds per call past these (184 ms at sigma 10 on an H200) */
               if (k == RUN_NPP && sigmas[g] > (fm->channels == 1 ? 20 : 10))
@@ -505,6 +510,6 @@ main (int argc, char **argv)
 
 usage:
   fprintf (stderr, "usage: %s [--backend cpu|cuda|cuda-device|npp|all] [--size N]... [--sigma S]... "
-           "[--format gray|rgba|grayf|all] [--reps N]\n", argv[0]);
+           "[--format gray|rgba|grayf|layer|all] [--reps N]\n", argv[0]);
   return 2;
 }

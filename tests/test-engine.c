@@ -501,8 +501,9 @@ check_against_reference (gblur_engine *engine, gblur_image *src, const gblur_par
 
 /* The matrix (every size class from 1x1, sample type, channel count and
  * option), windows and tilings with the FFT path taken whenever the format
- * allows it: premultiplied alpha and 16-bit linear light stay on the
- * direct loops (kernels/cpu/backend.h says why). */
+ * allows it: everything but premultiplied alpha on 3 channels; in double
+ * precision, with outputs of tiny alpha summed again directly, for
+ * premultiplied alpha and 16-bit linear light (kernels/cpu/backend.h). */
 static void
 test_fft_forced (void)
 {
@@ -584,8 +585,9 @@ test_fft_vs_direct (void)
 
 /* Where FFT error shows: sparse images (a line's largest value far above
  * most outputs), 16-bit data, near black in linear light, and mostly
- * transparent premultiplied images with tiny alphas (which the FFT path
- * must leave to the direct loops). */
+ * transparent premultiplied images with tiny alphas (which fail by up to
+ * 65535 levels in single precision, or without the outputs of tiny alpha
+ * summed again). */
 static void
 test_fft_hard (void)
 {

@@ -94,12 +94,14 @@ void gblur_cpu_pool_run (gblur_cpu *cpu, pool_fn fn, void *ctx);
 /* ---- The FFT path for large radii (fft.c; built with FFTW: HAVE_FFTW) ----
  *
  * Each pass convolves whole lines (columns of the window's region, then
- * rows of the window) by FFT, in single precision: its cost per sample
- * grows with log(radius + length), not with the radius.  Its error is
- * relative to the largest value of a line, not to each output, so it is
- * used only for formats where that keeps the 1-level contract: not with
- * premultiplied alpha (dividing by a small blurred alpha magnifies it) nor
- * for 16-bit linear light (the sRGB curve's slope near black does).
+ * rows of the window) by FFT: its cost per sample grows with log(radius +
+ * length), not with the radius.  Its error is relative to the largest value
+ * of a line, not to each output.  Single precision keeps the 1-level
+ * contract for most formats; two need more and transform in double
+ * precision: 16-bit linear light (the sRGB curve's slope near black
+ * magnifies the error) and premultiplied alpha, where dividing by a small
+ * blurred alpha magnifies it without bound: there the outputs whose alpha
+ * is too small for double precision too are summed again directly.
  * gblur_cpu_fft_wanted says whether a job takes it: the format allows it,
  * mode is not off, its scratch fits the memory limit and (mode auto) it is
  * expected to be faster than the direct loops. */

@@ -1,7 +1,7 @@
 /* The CPU backend's FFT path for large radii (see backend.h): the vertical
  * pass on blocks of columns of the window's region, then the horizontal
  * pass row by row, each a linear convolution of whole lines by FFTW's
- * single-precision real transforms.
+ * real transforms (single precision, or double for precise runs).
  *
  * A line holds the region's samples (the window's and up to a radius each
  * side, less where the image ends), zero-padded to an FFT length n long
@@ -16,11 +16,16 @@
  * spectrum is real (the kernel is even) and is made once per run and
  * length, with the 1/n of the inverse transform folded in.
  *
- * FFTW's planner is not thread safe (only fftwf_execute* is): plans are made
+ * Precise runs (premultiplied alpha, 16-bit linear light: see backend.h)
+ * transform in double precision, each line through a double copy; with
+ * premultiplied alpha, the outputs whose blurred alpha is too small for
+ * even that (repair_pixel) are summed again directly.
+ *
+ * FFTW's planner is not thread safe (only fftw*_execute* is): plans are made
  * under a lock with FFTW_ESTIMATE (no timing runs: planning takes
- * microseconds), kept for the life of the process, one pair per length,
+ * microseconds), kept for the life of the process, one set per length,
  * and executed on the workers' own buffers
- * (fftwf_malloc'd, so aligned as the planner assumed). */
+ * (fftw*_malloc'd, so aligned as the planner assumed). */
 #include "backend.h"
 
 #ifdef HAVE_FFTW
@@ -50,12 +55,28 @@
  * transposes blocks of columns in and out. */
 #define FFT_COST_H 8.5
 #define FFT_COST_V 14.0
+/* Precise runs' passes cost this much more (the double transforms and the
+ * copies to and from them, the check for outputs to repair), fitted to the
+ * crossovers of 8-bit RGBA in linear light with premultiplied alpha (tests/
+ * bench --format layer, 2 threads): near sigma 27 on 2048x2048, 35 on
+ * 4096x4096. */
+#define FFT_COST_PRECISE 1.25
+
+/* A double-precision FFT convolution is off by at most about 1e-13 of the
+ * largest input of its line (measured: under 2e-16 for lines of 600 to
+ * 15000 samples, radii 30 to 1500, FFT lengths up to 32768).  With
+ * premultiplied alpha a colour is divided by its blurred alpha, so an
+ * output whose alpha is under ALPHA_FLOOR times the largest input of its
+ * pixel's lines is summed again directly: every other colour is then
+ * within 2e-7 of its alpha, as the direct loops' float sums are. */
+#define ALPHA_FLOOR 1e-6
 
 /* ---- Plans, shared by all engines ---- */
 
 typedef struct fft_plans {
   int               n;
-  fftwf_plan        forward, backward;
+  fftwf_plan        forward, backward;        /* single precision */
+  fftw_plan         forward_d, backward_d;    /* double, for precise runs */
   struct fft_plans *next;
 } fft_plans;
 
@@ -70,22 +91,27 @@ static int             wisdom_read;
 static fft_plans *
 make_plans (int n)
 {
-  fft_plans     *p = calloc (1, sizeof *p);
-  float         *real = fftwf_malloc ((size_t) n * sizeof (float));
-  fftwf_complex *spec = fftwf_malloc ((size_t) (n / 2 + 1) * sizeof (fftwf_complex));
+  fft_plans    *p = calloc (1, sizeof *p);
+  double       *real = fftw_malloc ((size_t) n * sizeof (double));
+  fftw_complex *spec = fftw_malloc ((size_t) (n / 2 + 1) * sizeof (fftw_complex));
 
   if (p && real && spec)
     {
+      /* the buffers only give the planner a size and an alignment */
       p->n = n;
-      p->forward = fftwf_plan_dft_r2c_1d (n, real, spec, FFTW_ESTIMATE);
-      p->backward = fftwf_plan_dft_c2r_1d (n, spec, real, FFTW_ESTIMATE);
+      p->forward = fftwf_plan_dft_r2c_1d (n, (float *) real, (fftwf_complex *) spec, FFTW_ESTIMATE);
+      p->backward = fftwf_plan_dft_c2r_1d (n, (fftwf_complex *) spec, (float *) real, FFTW_ESTIMATE);
+      p->forward_d = fftw_plan_dft_r2c_1d (n, real, spec, FFTW_ESTIMATE);
+      p->backward_d = fftw_plan_dft_c2r_1d (n, spec, real, FFTW_ESTIMATE);
     }
-  fftwf_free (real);
-  fftwf_free (spec);
-  if (p && (!p->forward || !p->backward))
+  fftw_free (real);
+  fftw_free (spec);
+  if (p && (!p->forward || !p->backward || !p->forward_d || !p->backward_d))
     {
       if (p->forward) fftwf_destroy_plan (p->forward);
       if (p->backward) fftwf_destroy_plan (p->backward);
+      if (p->forward_d) fftw_destroy_plan (p->forward_d);
+      if (p->backward_d) fftw_destroy_plan (p->backward_d);
       free (p);
       p = NULL;
     }
@@ -103,7 +129,11 @@ plans_for (int n)
   /* Measured plans an administrator saved (fftwf-wisdom -o /etc/fftw/
    * wisdomf), if any, are used in place of the estimates. */
   if (!wisdom_read)
-    wisdom_read = 1 + fftwf_import_system_wisdom ();
+    {
+      fftwf_import_system_wisdom ();
+      fftw_import_system_wisdom ();
+      wisdom_read = 1;
+    }
   for (p = plan_cache; p; p = p->next)
     if (p->n == n)
       break;
@@ -170,14 +200,28 @@ job_region (const gblur_job *job)
   return r;
 }
 
-/* Formats whose single-precision FFT error stays well under half a level
- * (see backend.h). */
+/* Premultiplied colours are divided by their blurred alpha (at least two
+ * channels: one alone is alpha, divided by nothing). */
+static int
+divides_by_alpha (const gblur_job *job)
+{
+  return (job->flags & GBLUR_PREMULTIPLY_ALPHA) && job->src->channels > 1;
+}
+
+/* Runs whose single-precision FFT error would not stay well under half a
+ * level (see backend.h): they transform in double precision. */
+static int
+needs_precision (const gblur_job *job)
+{
+  return divides_by_alpha (job) || (job->src->sample == GBLUR_U16 && (job->flags & GBLUR_LINEAR_LIGHT));
+}
+
+/* The vertical pass takes BLOCK_FLOATS columns at a time: where colours
+ * are divided by alpha, a block must hold whole pixels. */
 static int
 format_allows_fft (const gblur_job *job)
 {
-  if (job->flags & GBLUR_PREMULTIPLY_ALPHA)
-    return 0;
-  return !(job->src->sample == GBLUR_U16 && (job->flags & GBLUR_LINEAR_LIGHT));
+  return !divides_by_alpha (job) || BLOCK_FLOATS % job->src->channels == 0;
 }
 
 /* The FFT length for lines of reg samples whose outputs are samples
@@ -218,7 +262,7 @@ fft_expected_faster (const gblur_job *job)
                                 g->win_w, 1.0);
   double direct = direct_pass_cost (ry) + direct_pass_cost (rx);
 
-  return fft < direct;
+  return fft * (needs_precision (job) ? FFT_COST_PRECISE : 1.0) < direct;
 }
 
 /* ---- One run ---- */
@@ -229,7 +273,9 @@ typedef struct {
   int              radius, len, offset, outputs;
   int              n;            /* FFT length, 0 for radius 0 */
   const fft_plans *plans;
-  float           *k;            /* the kernel's spectrum / n */
+  const float     *w;            /* the job's half kernel w[0..radius] */
+  double          *kd;           /* the kernel's spectrum / n */
+  float           *k;            /* the same in single precision */
   float           *tail;         /* tail[m] = w[m] + ... + w[radius], tail[radius + 1] = 0 */
 } fft_axis;
 
@@ -239,6 +285,8 @@ typedef struct {
   region                   reg;
   int                      c;
   int                      workers;
+  int                      precise;      /* double transforms: needs_precision */
+  int                      repair;       /* outputs re-summed: divides_by_alpha */
   size_t                   stride;       /* floats per row of img, >= reg.w * c */
   float                   *img;          /* the region in working floats; the
                                             vertical pass writes its outputs
@@ -246,7 +294,9 @@ typedef struct {
   fft_axis                 y, x;
   /* per worker */
   float                  **lines;        /* BLOCK_FLOATS lines, line_pitch floats apart */
-  fftwf_complex          **spec;         /* a line's spectrum */
+  fftwf_complex          **spec;         /* a line's spectrum (fftw_complex: precise) */
+  double                 **work;         /* precise: a line in double */
+  int                    **nonzero;      /* repair: counts of non-zero pixels */
   float                  **out;          /* an output row */
   /* work sharing */
   pthread_mutex_t          lock;
@@ -277,6 +327,8 @@ plan_lengths (fft_run *run, const gblur_job *job)
   run->srgb = gblur_srgb_tables_get ();
   run->reg = job_region (job);
   run->c = job->src->channels;
+  run->precise = needs_precision (job);
+  run->repair = divides_by_alpha (job);
   /* an odd number of cache lines: a block's column of rows spreads over
    * the cache sets (a row of 2048 floats put them all in a few) */
   run->stride = round_up ((size_t) run->reg.w * run->c, BLOCK_FLOATS) | BLOCK_FLOATS;
@@ -313,15 +365,24 @@ region_bytes (const fft_run *run)
 
 /* Bytes the run allocates with `workers` workers. */
 static size_t
+spec_bytes (const fft_run *run)
+{
+  return (max_length (run) / 2 + 1) * (run->precise ? sizeof (fftw_complex) : sizeof (fftwf_complex));
+}
+
+static size_t
 run_bytes (const fft_run *run, int workers)
 {
   const size_t n = max_length (run);
   const size_t per_worker = (BLOCK_FLOATS * line_pitch (run) + (size_t) run->job->geo.win_w * run->c)
                             * sizeof (float)
-                            + (n / 2 + 1) * sizeof (fftwf_complex);
+                            + spec_bytes (run)
+                            + (run->precise ? n * sizeof (double) : 0)
+                            + (run->repair ? (n + 1) * sizeof (int) : 0);
 
   return region_bytes (run)
-         + (size_t) (run->y.n + run->x.n + run->y.radius + run->x.radius + 4) * sizeof (float)
+         + (size_t) (run->y.n + run->x.n) * (sizeof (double) + sizeof (float))
+         + (size_t) (run->y.radius + run->x.radius + 4) * sizeof (float)
          + (size_t) workers * per_worker;
 }
 
@@ -340,39 +401,49 @@ gblur_cpu_fft_wanted (const gblur_job *job, gblur_fft_mode mode)
 
 /* The spectrum of the centred kernel w[-r..r] for length n, real parts
  * only (those of an even sequence; the imaginary parts are rounding), each
- * divided by n.  NULL when out of memory. */
-static float *
+ * divided by n; made in double precision.  NULL when out of memory. */
+static double *
 kernel_spectrum (int n, const float *w, int r)
 {
   const fft_plans *p = plans_for (n);
-  float           *k = fftwf_malloc ((size_t) n * sizeof (float));
-  fftwf_complex   *s = fftwf_malloc ((size_t) (n / 2 + 1) * sizeof (fftwf_complex));
-  float           *re = malloc ((size_t) (n / 2 + 1) * sizeof (float));
+  double          *k = fftw_malloc ((size_t) n * sizeof (double));
+  fftw_complex    *s = fftw_malloc ((size_t) (n / 2 + 1) * sizeof (fftw_complex));
+  double          *re = malloc ((size_t) (n / 2 + 1) * sizeof (double));
 
   if (p && k && s && re)
     {
       /* taps d and -d at d and n - d mod n, summed where a short line
        * (n < 2r + 1) makes two fall together: the periodised kernel, whose
        * circular convolution is the linear one at the outputs */
-      memset (k, 0, (size_t) n * sizeof (float));
+      memset (k, 0, (size_t) n * sizeof (double));
       k[0] = w[0];
       for (int d = 1; d <= r; d++)
         {
           k[d % n] += w[d];
           k[(n - d % n) % n] += w[d];
         }
-      fftwf_execute_dft_r2c (p->forward, k, s);
+      fftw_execute_dft_r2c (p->forward_d, k, s);
       for (int i = 0; i <= n / 2; i++)
-        re[i] = s[i][0] / (float) n;
+        re[i] = s[i][0] / n;
     }
   else
     {
       free (re);
       re = NULL;
     }
-  fftwf_free (k);
-  fftwf_free (s);
+  fftw_free (k);
+  fftw_free (s);
   return re;
+}
+
+static float *
+to_floats (const double *v, int n)
+{
+  float *f = v ? malloc ((size_t) n * sizeof (float)) : NULL;
+
+  for (int i = 0; f && i < n; i++)
+    f[i] = (float) v[i];
+  return f;
 }
 
 /* tail[m] = w[m] + ... + w[r] (summed in double) for m in 1..r, 0 at r + 1:
@@ -400,14 +471,17 @@ prepare_axis (fft_axis *a, const float *weights)
   if (a->radius == 0)
     return 1;
   a->plans = plans_for (a->n);
-  a->k = kernel_spectrum (a->n, weights, a->radius);
+  a->w = weights;
+  a->kd = kernel_spectrum (a->n, weights, a->radius);
+  a->k = to_floats (a->kd, a->n / 2 + 1);
   a->tail = kernel_tails (weights, a->radius);
-  return a->plans && a->k && a->tail;
+  return a->plans && a->kd && a->k && a->tail;
 }
 
 static void
 free_axis (fft_axis *a)
 {
+  free (a->kd);
   free (a->k);
   free (a->tail);
 }
@@ -427,13 +501,12 @@ add_edge_tails (const fft_axis *a, float first, float last, float *line)
     line[j] += last * tail[a->len - j];
 }
 
-/* line (a->len samples) convolved with the axis's kernel, the edges clamped;
- * output i (0 <= i < a->outputs) in line[a->offset + i]. */
+/* The circular convolution of line (a->len samples, zero-padded to a->n)
+ * with the kernel, in place. */
 static void
-convolve_line (const fft_axis *a, float *line, fftwf_complex *spec)
+convolve_float (const fft_axis *a, float *line, fftwf_complex *spec)
 {
-  float      *f = (float *) spec;
-  const float first = line[0], last = line[a->len - 1];
+  float *f = (float *) spec;
 
   memset (line + a->len, 0, (size_t) (a->n - a->len) * sizeof (float));
   fftwf_execute_dft_r2c (a->plans->forward, line, spec);
@@ -443,7 +516,115 @@ convolve_line (const fft_axis *a, float *line, fftwf_complex *spec)
       f[2 * i + 1] *= a->k[i];
     }
   fftwf_execute_dft_c2r (a->plans->backward, spec, line);
+}
+
+/* The same in double precision, through work; only the outputs come back. */
+static void
+convolve_double (const fft_axis *a, float *line, double *work, fftw_complex *spec)
+{
+  for (int i = 0; i < a->len; i++)
+    work[i] = line[i];
+  memset (work + a->len, 0, (size_t) (a->n - a->len) * sizeof (double));
+  fftw_execute_dft_r2c (a->plans->forward_d, work, spec);
+  for (int i = 0; i <= a->n / 2; i++)
+    {
+      spec[i][0] *= a->kd[i];
+      spec[i][1] *= a->kd[i];
+    }
+  fftw_execute_dft_c2r (a->plans->backward_d, spec, work);
+  for (int i = a->offset; i < a->offset + a->outputs; i++)
+    line[i] = (float) work[i];
+}
+
+static float
+largest_magnitude (const float *v, int n)
+{
+  float m = 0.0f;
+
+  for (int i = 0; i < n; i++)
+    {
+      const float a = fabsf (v[i]);
+      m = a > m ? a : m;
+    }
+  return m;
+}
+
+/* line (a->len samples) convolved with the axis's kernel, the edges clamped,
+ * on worker's buffers; output i (0 <= i < a->outputs) in
+ * line[a->offset + i].  Returns the largest magnitude of the input where
+ * the run repairs (repair_pixel), else 0. */
+static float
+convolve_line (const fft_run *run, const fft_axis *a, float *line, int worker)
+{
+  const float first = line[0], last = line[a->len - 1];
+  const float largest = run->repair ? largest_magnitude (line, a->len) : 0.0f;
+
+  if (run->precise)
+    convolve_double (a, line, run->work[worker], (fftw_complex *) run->spec[worker]);
+  else
+    convolve_float (a, line, run->spec[worker]);
   add_edge_tails (a, first, last, line);
+  return largest;
+}
+
+/* ---- Repair: outputs whose blurred alpha is under the FFT's error ---- */
+
+/* Output j of in (len samples, step floats apart) summed directly, the
+ * edges clamped. */
+static float
+direct_sum (const fft_axis *a, const float *in, size_t step, int j)
+{
+  double sum = 0.0;
+
+  for (int k = -a->radius; k <= a->radius; k++)
+    sum += a->w[k < 0 ? -k : k] * in[(size_t) clamp_int (j + k, 0, a->len - 1) * step];
+  return (float) sum;
+}
+
+/* nonzero[j + 1] - nonzero[0]: how many of the pixels 0..j of in (c
+ * channels, step floats apart) have a channel that is not 0. */
+static void
+count_nonzero (const float *in, size_t step, int c, int len, int *nonzero)
+{
+  nonzero[0] = 0;
+  for (int j = 0; j < len; j++)
+    {
+      int any = 0;
+      for (int ch = 0; ch < c; ch++)
+        any |= in[(size_t) j * step + ch] != 0.0f;
+      nonzero[j + 1] = nonzero[j] + any;
+    }
+}
+
+/* One pixel's c channel lines after the transforms (output j of channel ch
+ * in out[ch][j], alpha last), their inputs (in[j step + ch]) and the
+ * largest magnitude among those: outputs whose alpha is under ALPHA_FLOOR
+ * times that are summed again directly, or set to 0 where every input they
+ * reach is 0 (as the direct loops' sums are).  nonzero: a->len + 1 ints of
+ * scratch. */
+static void
+repair_pixel (const fft_axis *a, float *const *out, int c, const float *in, size_t step,
+              float largest, int *nonzero)
+{
+  const int    end = a->offset + a->outputs;
+  const float  floor = (float) ALPHA_FLOOR * largest;
+  const float *alpha = out[c - 1];
+  int          counted = 0;
+
+  for (int j = a->offset; j < end; j++)
+    {
+      int lo, hi;
+
+      if (fabsf (alpha[j]) >= floor)  /* false for NaN */
+        continue;
+      if (!counted)
+        count_nonzero (in, step, c, a->len, nonzero);
+      counted = 1;
+      lo = clamp_int (j - a->radius, 0, a->len - 1);
+      hi = clamp_int (j + a->radius, 0, a->len - 1);
+      for (int ch = 0; ch < c; ch++)
+        out[ch][j] = nonzero[hi + 1] == nonzero[lo] ? 0.0f : direct_sum (a, in + ch, step, j);
+    }
 }
 
 /* ---- Converting the region: row i of img ---- */
@@ -513,43 +694,74 @@ scatter_columns (const fft_run *run, size_t x, int bw, const float *lines)
              bw, run->y.outputs);
 }
 
+/* The block's pixels repaired (their inputs are still in img); largest[k]:
+ * line k's largest input magnitude. */
 static void
-vertical_block (const fft_run *run, int b, float *lines, fftwf_complex *spec)
+repair_columns (const fft_run *run, size_t x, int bw, float *lines, const float *largest, int worker)
+{
+  const int c = run->c;
+  float    *out[GBLUR_MAX_CHANNELS];
+
+  for (int p = 0; p < bw / c; p++)
+    {
+      float m = 0.0f;
+      for (int ch = 0; ch < c; ch++)
+        {
+          out[ch] = lines + (size_t) (p * c + ch) * line_pitch (run);
+          m = largest[p * c + ch] > m ? largest[p * c + ch] : m;
+        }
+      repair_pixel (&run->y, out, c, run->img + x + (size_t) p * c, run->stride, m, run->nonzero[worker]);
+    }
+}
+
+static void
+vertical_block (const fft_run *run, int b, int worker)
 {
   const size_t x = (size_t) b * BLOCK_FLOATS, row = (size_t) run->reg.w * run->c;
   const int    bw = row - x < BLOCK_FLOATS ? (int) (row - x) : BLOCK_FLOATS;
+  float       *lines = run->lines[worker];
+  float        largest[BLOCK_FLOATS];
 
   gather_columns (run, x, bw, lines);
   for (int k = 0; k < bw; k++)
-    convolve_line (&run->y, lines + (size_t) k * line_pitch (run), spec);
+    largest[k] = convolve_line (run, &run->y, lines + (size_t) k * line_pitch (run), worker);
+  if (run->repair)
+    repair_columns (run, x, bw, lines, largest, worker);
   scatter_columns (run, x, bw, lines);
 }
 
 /* ---- The horizontal pass: window row i into dst ---- */
 
 static void
-horizontal_row (const fft_run *run, int i, float *lines, fftwf_complex *spec, float *out)
+horizontal_row (const fft_run *run, int i, int worker)
 {
   const gblur_job *job = run->job;
   gblur_image     *dst = job->dst;
   const int        c = run->c, W = job->geo.win_w, o = run->x.offset;
   const size_t     pitch = line_pitch (run);
   float           *values = run->img + (size_t) (run->y.offset + i) * run->stride;
+  float           *lines = run->lines[worker], *out = run->out[worker];
 
   if (run->x.radius == 0)
     out = values + (size_t) o * c;
   else if (c == 1)
     {
       memcpy (lines, values, (size_t) run->reg.w * sizeof (float));
-      convolve_line (&run->x, lines, spec);
+      convolve_line (run, &run->x, lines, worker);
       out = lines + o;
     }
   else
     {
       /* the channels apart, a line each, and back together */
+      float *channel[GBLUR_MAX_CHANNELS], largest = 0.0f;
       transpose (values, (size_t) c, lines, pitch, run->reg.w, c);
       for (int ch = 0; ch < c; ch++)
-        convolve_line (&run->x, lines + (size_t) ch * pitch, spec);
+        {
+          const float m = convolve_line (run, &run->x, channel[ch] = lines + (size_t) ch * pitch, worker);
+          largest = m > largest ? m : largest;
+        }
+      if (run->repair)
+        repair_pixel (&run->x, channel, c, values, (size_t) c, largest, run->nonzero[worker]);
       transpose (lines + o, pitch, out, (size_t) c, c, W);
     }
   gblur_cpu_store_row (out, W, c, job->flags, dst->sample, run->srgb,
@@ -589,7 +801,7 @@ vertical_worker (void *data, int worker)
   if (worker >= run->workers)
     return;
   for (int b; (b = take_item (run)) >= 0;)
-    vertical_block (run, b, run->lines[worker], run->spec[worker]);
+    vertical_block (run, b, worker);
 }
 
 static void
@@ -600,7 +812,7 @@ horizontal_worker (void *data, int worker)
   if (worker >= run->workers)
     return;
   for (int i; (i = take_item (run)) >= 0;)
-    horizontal_row (run, i, run->lines[worker], run->spec[worker], run->out[worker]);
+    horizontal_row (run, i, worker);
 }
 
 /* Items [first, end) on the workers, one at a time to whichever is free. */
@@ -643,17 +855,22 @@ alloc_run (fft_run *run, int threads)
 
   run->lines = calloc ((size_t) threads, sizeof *run->lines);
   run->spec = calloc ((size_t) threads, sizeof *run->spec);
+  run->work = calloc ((size_t) threads, sizeof *run->work);
+  run->nonzero = calloc ((size_t) threads, sizeof *run->nonzero);
   run->out = calloc ((size_t) threads, sizeof *run->out);
   run->img = alloc_region (region_bytes (run));
-  ok = run->lines && run->spec && run->out && run->img;
+  ok = run->lines && run->spec && run->work && run->nonzero && run->out && run->img;
   ok = ok && prepare_axis (&run->y, job->weights_y) && prepare_axis (&run->x, job->weights_x);
   for (int w = 0; ok && w < run->workers; w++)
     {
       const int fail = job->faults->cpu_alloc && w == run->workers - 1;
       run->lines[w] = fftwf_malloc (BLOCK_FLOATS * line_pitch (run) * sizeof (float));
-      run->spec[w] = fftwf_malloc ((n / 2 + 1) * sizeof (fftwf_complex));
+      run->spec[w] = fftw_malloc (spec_bytes (run));
+      run->work[w] = run->precise ? fftw_malloc (n * sizeof (double)) : NULL;
+      run->nonzero[w] = run->repair ? malloc ((n + 1) * sizeof (int)) : NULL;
       run->out[w] = fail ? NULL : malloc ((size_t) job->geo.win_w * run->c * sizeof (float));
-      ok = run->lines[w] && run->spec[w] && run->out[w];
+      ok = run->lines[w] && run->spec[w] && (run->work[w] || !run->precise)
+           && (run->nonzero[w] || !run->repair) && run->out[w];
     }
   return ok;
 }
@@ -664,11 +881,15 @@ free_run (fft_run *run, int threads)
   for (int w = 0; w < threads; w++)
     {
       if (run->lines) fftwf_free (run->lines[w]);
-      if (run->spec) fftwf_free (run->spec[w]);
+      if (run->spec) fftw_free (run->spec[w]);
+      if (run->work) fftw_free (run->work[w]);
+      if (run->nonzero) free (run->nonzero[w]);
       if (run->out) free (run->out[w]);
     }
   free (run->lines);
   free (run->spec);
+  free (run->work);
+  free (run->nonzero);
   free (run->out);
   free (run->img);
   free_axis (&run->y);
