@@ -90,6 +90,24 @@ wait_until () {
   done
 }
 
+# result OK NAME [DETAIL]: one check of a suite, counted in $passed or
+# $failed (the suite sets both to 0) and printed as PASS or FAIL.
+result () {
+  if [ "$1" = 1 ]; then passed=$((passed + 1)); echo "PASS: $2${3:+ — $3}"
+  else failed=$((failed + 1)); echo "FAIL: $2${3:+ — $3}"; fi
+}
+
+# wait_for WHAT SECONDS COMMAND...: wait_until, bounded by SECONDS and by the
+# life of GIMP ($gimp, its pid); a wait that fails is a failed check (result)
+# that names what was awaited.  Needs $work.
+wait_for () {
+  local what=$1 limit=$2
+  shift 2
+  wait_until "$limit" "$gimp" "$what" "$@" 2>"$work/why" && return 0
+  result 0 "$(cat "$work/why")"
+  return 1
+}
+
 # log_has FILE TEXT: FILE has a line containing TEXT.
 log_has () { grep -q -F "$2" "$1" 2>/dev/null; }
 

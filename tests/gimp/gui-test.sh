@@ -65,19 +65,6 @@ esac
 gimp=$!
 
 passed=0 failed=0
-result () { # ok name detail
-  if [ "$1" = 1 ]; then passed=$((passed + 1)); echo "PASS: $2${3:+ — $3}"
-  else failed=$((failed + 1)); echo "FAIL: $2${3:+ — $3}"; fi
-}
-# wait_for WHAT SECONDS COMMAND...: bounded by SECONDS and by GIMP's life; a
-# wait that fails is a failed check that names what was awaited.
-wait_for () {
-  local what=$1 limit=$2
-  shift 2
-  wait_until "$limit" "$gimp" "$what" "$@" 2>"$work/why" && return 0
-  result 0 "$(cat "$work/why")"
-  return 1
-}
 file_written () { [ -s "$1" ]; }
 # The preview draws what the plug-in reports ("cuda-gaussian-blur: preview
 # WxH sigma S: T ms", CUDA_GBLUR_VERBOSE): wait for reports, not for time.

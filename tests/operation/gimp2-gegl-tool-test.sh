@@ -28,10 +28,6 @@ export HOME=$home XDG_DATA_HOME=$home/.local/share XDG_CONFIG_HOME=$home/.config
   GIMP2_DIRECTORY=$home/.config/GIMP/2.10 CUDA_GBLUR_VERBOSE=1
 
 passed=0 failed=0
-result () { # ok name detail
-  if [ "$1" = 1 ]; then passed=$((passed + 1)); echo "PASS: $2${3:+ — $3}"
-  else failed=$((failed + 1)); echo "FAIL: $2${3:+ — $3}"; fi
-}
 
 (cd "$build" && make install-user) >"$work/install.log" 2>&1 || { cat "$work/install.log"; exit 1; }
 module=$XDG_DATA_HOME/gegl-0.4/plug-ins/cuda-gaussian-blur.so
@@ -60,13 +56,6 @@ trace=""
 command -v strace >/dev/null 2>&1 && trace="strace -f -e trace=openat -o $work/strace.txt"
 timeout -k 10 "$GIMP_RUN_LIMIT" $trace gimp-2.10 --no-splash -b "(load \"$work/tool.scm\")" >"$work/log" 2>&1 &
 gimp=$!
-wait_for () { # WHAT SECONDS COMMAND...
-  local what=$1 limit=$2
-  shift 2
-  wait_until "$limit" "$gimp" "$what" "$@" 2>"$work/why" && return 0
-  result 0 "$(cat "$work/why")"
-  return 1
-}
 rendered () { log_has "$work/log" "cuda-gaussian-blur: "; }
 
 # GIMP 2.10 names the image window "*in.png-1.0 (RGB color 8-bit gamma integer, ...) – GIMP".

@@ -87,17 +87,6 @@ in_gimp3 "$work" "
 gimp=$!
 
 passed=0 failed=0
-result () { # ok name detail
-  if [ "$1" = 1 ]; then passed=$((passed + 1)); echo "PASS: $2${3:+ — $3}"
-  else failed=$((failed + 1)); echo "FAIL: $2${3:+ — $3}"; fi
-}
-wait_for () { # WHAT SECONDS COMMAND...
-  local what=$1 limit=$2
-  shift 2
-  wait_until "$limit" "$gimp" "$what" "$@" 2>"$work/why" && return 0
-  result 0 "$(cat "$work/why")"
-  return 1
-}
 changed () { # A B: pixels that differ
   x compare -metric AE "$1" "$2" null: 2>&1 | cut -d' ' -f1 | cut -d. -f1
 }
