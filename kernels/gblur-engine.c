@@ -16,10 +16,14 @@
 
 #define STALL_SECONDS 60
 
-/* What starting CUDA costs, about (a context and the first allocations):
- * a deferring engine starts it for a run whose CPU rows left would take
- * longer (gblur_config.defer_cuda). */
-#define CUDA_START_SECONDS 0.25
+/* What starting CUDA costs a one-shot process, about (a context and the
+ * first pinned buffers: 0.23-0.33 s on the H200).  A deferring engine
+ * (gblur_config.defer_cuda) hands a run's rows left to CUDA only when the CPU
+ * would take more than HANDOFF_SECONDS for them, so that the start, the
+ * transfers and the estimate's error cannot make the run slower than the
+ * CPU alone. */
+#define CUDA_START_SECONDS 0.3
+#define HANDOFF_SECONDS (2 * CUDA_START_SECONDS)
 
 /* Between a run's progress reports and its caller's callback when
  * GBLUR_FAULT=stall:N is set; never installed otherwise. */
@@ -477,7 +481,8 @@ start_deferred_cuda (gblur_engine *engine)
 typedef struct {
   gblur_progress_fn progress;   /* the job's own: the caller's, or the stall relay */
   void             *user_data;
-  double            start;      /* seconds, when the CPU began */
+  double            first_time; /* seconds, at the CPU's first report */
+  int               first_rows; /* rows done then; 0 before it */
   int               offset;     /* rows the CPU finished before CUDA took over */
   int               total;      /* rows of the whole window */
   int               handoff;    /* the CPU stopped so that CUDA does the rest */
@@ -493,18 +498,26 @@ now_seconds (void)
 }
 
 /* The CPU part: the caller's report, then the CPU stops when the rows left
- * would take it longer than starting CUDA. */
+ * would take it longer than HANDOFF_SECONDS.  The rate is the one since the
+ * first report: what came before it (threads, buffers and, on the FFT
+ * path, the whole vertical pass) is not paid again per row. */
 static int
 cpu_part_progress (int rows_done, int rows_total, void *data)
 {
   gblur_handoff *h = data;
-  double         elapsed;
+  const double   now = now_seconds ();
 
   if (h->progress && h->progress (rows_done, rows_total, h->user_data))
     return 1;
-  elapsed = now_seconds () - h->start;
-  h->handoff = rows_done > 0 && rows_done < rows_total
-               && elapsed / rows_done * (rows_total - rows_done) > CUDA_START_SECONDS;
+  if (h->first_rows == 0)
+    {
+      h->first_time = now;
+      h->first_rows = rows_done;
+      return 0;
+    }
+  h->handoff = rows_done > h->first_rows && rows_done < rows_total
+               && (now - h->first_time) / (rows_done - h->first_rows) * (rows_total - rows_done)
+                    > HANDOFF_SECONDS;
   return h->handoff;
 }
 
@@ -524,7 +537,7 @@ static gblur_status
 run_deferring (gblur_engine *engine, gblur_job *job, const gblur_image *src, int src_x, int src_y,
                gblur_image *dst, const gblur_params *params, gblur_result *result)
 {
-  gblur_handoff h = { job->progress, job->user_data, now_seconds (), 0, dst->height, 0 };
+  gblur_handoff h = { job->progress, job->user_data, 0.0, 0, 0, dst->height, 0 };
   gblur_image   rest = *dst;
   gblur_job     rest_job;
   gblur_status  status;

@@ -106,11 +106,12 @@ typedef struct {
   int           threads;      /* CPU worker threads; 0 = one per core */
   int           no_fallback;  /* non-zero: a CUDA failure is an error instead of
                                  a silent CPU re-run */
-  /* With GBLUR_BACKEND_AUTO, non-zero: do not start CUDA (0.1-0.3 s) in
-   * gblur_engine_new; runs go to the CPU until one would take the CPU longer
-   * than that (judged after its first progress step), which then starts CUDA
-   * and hands it the rows not done yet.  For callers that live for one run
-   * (a batch call), so that a GPU never makes a small run slower. */
+  /* With GBLUR_BACKEND_AUTO, non-zero: do not start CUDA (0.2-0.3 s) in
+   * gblur_engine_new; runs go to the CPU until one would take the CPU more
+   * than twice that for its rows left (judged at each progress step from
+   * the second on, at the rate since the first), which then starts CUDA and
+   * hands it those rows.  For callers that live for one run (a batch call),
+   * so that a GPU never makes a run slower than the CPU alone. */
   int           defer_cuda;
 } gblur_config;
 

@@ -261,19 +261,18 @@ record_progress (int rows_done, int rows_total, void *data)
 }
 
 /* gblur_config.defer_cuda: a small run stays on the CPU without starting
- * CUDA; a long one (one thread, 16-bit RGBA, sigma 40) hands the rows left
- * to CUDA after its first progress step, or to the CPU again where CUDA
- * does not start; either way the image is the CPU engine's within a level,
- * and the progress reports run over the whole window.  --quick (and
- * valgrind, which runs it) takes a quarter of the pixels: a fast CPU may
- * then finish it without handing over. */
+ * CUDA; a long one (one thread, 16-bit RGBA, sigma 120, on the direct loops)
+ * hands the rows left to CUDA after its second progress step, or to the CPU
+ * again where CUDA does not start; either way the image is the CPU engine's
+ * within a level, and the progress reports run over the whole window.
+ * --quick (and valgrind, which runs it) takes a quarter of the pixels: a
+ * fast CPU may then finish it without handing over. */
 static void
 test_deferred_cuda (void)
 {
   gblur_config  config = { GBLUR_BACKEND_AUTO, 0, 1, 0, 1 };
   gblur_config  cpu_config = { GBLUR_BACKEND_CPU, 0, 0, 1, 0 };
-  gblur_engine *engine = gblur_engine_new (&config, NULL, NULL, 0);
-  gblur_engine *cpu = gblur_engine_new (&cpu_config, NULL, NULL, 0);
+  gblur_engine *engine, *cpu;
   gblur_image   small = make_image (64, 48, 1, GBLUR_U8, 0, 0);
   gblur_image   small_out = make_poisoned_like (&small, 0);
   const int     size = quick ? 1024 : 2048;
@@ -285,6 +284,10 @@ test_deferred_cuda (void)
   gblur_status  st;
   double        worst = 0;
 
+  setenv ("GBLUR_CPU_FFT", "off", 1);  /* the FFT path would be too quick */
+  engine = gblur_engine_new (&config, NULL, NULL, 0);
+  unsetenv ("GBLUR_CPU_FFT");
+  cpu = gblur_engine_new (&cpu_config, NULL, NULL, 0);
   check (engine && cpu, "deferring engine: created");
   if (!engine || !cpu)
     return;
@@ -294,7 +297,7 @@ test_deferred_cuda (void)
          "deferring engine: a small run on the CPU, CUDA not started (%s; %s)",
          gblur_status_name (st), gblur_engine_cuda_unavailable_reason (engine));
 
-  params = (gblur_params) { .sigma = 40, .flags = GBLUR_PREMULTIPLY_ALPHA,
+  params = (gblur_params) { .sigma = 120, .flags = GBLUR_PREMULTIPLY_ALPHA,
                             .progress = record_progress, .user_data = &record };
   st = gblur_engine_run (engine, &big, &out, &params, &result);
   params.progress = NULL;
