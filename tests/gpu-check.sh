@@ -8,7 +8,17 @@
 #      20000x20000 image on each with its memory bounds (huge-image),
 #   3. the quick CUDA suite and the CUDA fault tests under compute-sanitizer
 #      memcheck (with leak check), racecheck, initcheck and synccheck,
-#   4. the preview benchmark and the benchmark (all backends, the fixed matrix).
+#   4. the preview benchmark and the benchmark (all backends, the fixed matrix),
+#   5. with GIMP210_BUNDLE set (a relocatable GIMP 2.10, ../shared/tools/
+#      gimp-gpu/make-gimp210-bundle.sh) and GIMP210_BIN (the plug-in and its
+#      copy-only twin built for it: --with-gimp=2 --with-cuda-arch=90,
+#      stripped; GIMP's own file-tiff, for the suite's float images, with
+#      its libraries in the bundle (make-gimp210-bundle.sh -p); and in
+#      GIMP210_BIN/icc the suite's ICC profiles, which this machine lacks:
+#      tests/gimp/batch_test.py's PROFILES): the plug-in's
+#      batch suite inside that GIMP with the CUDA backend forced, then its
+#      speed against GIMP's own blur with the automatic and the CPU backend
+#      (tests/gimp/perf-on-gpu.sh).
 # Logs go to $LOGDIR (default build-gpu/).  Exit status: non-zero if any
 # suite or sanitizer run failed.
 #   tests/gpu-check.sh [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]
@@ -112,5 +122,15 @@ if [ $bench = 1 ]; then
   "$BUILD/bench" --backend cuda --size 4096 --size 8192 | tee "$LOGDIR/bench-cuda.md"
   "$BUILD/bench" --backend cpu --size 8192 --format gray --sigma 1 --sigma 2 --sigma 10 --sigma 20 --reps 3 \
     | tee "$LOGDIR/bench-cpu.md"
+fi
+if [ -n "${GIMP210_BUNDLE:-}" ]; then
+  mkdir -p /opt "$BUILD/gimp210/plugin" && tar -xJf "$GIMP210_BUNDLE" -C /opt \
+    && cp "$GIMP210_BIN/cuda-gaussian-blur" "$BUILD/gimp210/plugin/" \
+    && mkdir -p /opt/gimp210/lib/gimp/2.0/plug-ins/file-tiff \
+    && cp "$GIMP210_BIN/file-tiff" /opt/gimp210/lib/gimp/2.0/plug-ins/file-tiff/ || status=1
+  run gimp210-batch-cuda env GBLUR_BACKEND=cuda GIMP2_CONSOLE=/opt/gimp210/run-gimp.sh PYTHON=python3 \
+      ICC_PROFILE_DIRS="$GIMP210_BIN/icc" LANG=C.UTF-8 tests/gimp/run-batch-tests.sh 2 "$BUILD/gimp210"
+  run gimp210-perf env PERF_BACKENDS="${PERF_BACKENDS:-auto cpu}" \
+      tests/gimp/perf-on-gpu.sh "$GIMP210_BUNDLE" "$GIMP210_BIN" "$LOGDIR/gimp210-perf"
 fi
 exit $status

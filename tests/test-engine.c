@@ -311,6 +311,9 @@ test_deferred_cuda (void)
   printf ("deferring engine: after a long run: %s (%s)\n", gblur_engine_describe (engine),
           *gblur_engine_cuda_unavailable_reason (engine) ? gblur_engine_cuda_unavailable_reason (engine)
                                                          : "CUDA started");
+  if (backend == GBLUR_BACKEND_CUDA && !quick)   /* a GPU is there: the long run is long enough */
+    check (gblur_engine_backend (engine) == GBLUR_BACKEND_CUDA,
+           "deferring engine: the long run handed over to CUDA (%s)", gblur_engine_describe (engine));
   check (st == GBLUR_OK && result.rows_valid == size && worst >= 0 && worst <= 1
            && record.monotonic && record.last_done == size,
          "deferring engine: a long run: %s, rows_valid %d, max difference from the CPU engine %g, "
@@ -598,7 +601,7 @@ test_fft_hard (void)
   gblur_engine *engine = new_fft_engine ("always", 0, 0);
 
   for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++)
-    for (int k = 0; k < (quick ? 3 : 6); k++)
+    for (int k = quick; k < 6; k += 1 + quick)  /* --quick: 8-bit, premultiplied, 16-bit linear */
       {
         static const struct { int c; gblur_sample s; unsigned flags; } f[] = {
           { 1, GBLUR_U16, 0 }, { 3, GBLUR_U8, GBLUR_LINEAR_LIGHT }, { 1, GBLUR_F32, 0 },

@@ -276,12 +276,14 @@ test_cpu_stripe (void)
 /* The CPU sites on the FFT path for large radii (GBLUR_CPU_FFT=always; a
  * build without FFTW runs them on the direct loops).  cpu-alloc fails the
  * FFT path's own buffers, in single precision (gray) and in the precise
- * runs (premultiplied 16-bit RGBA in linear light), whose error says so. */
+ * runs (premultiplied 16-bit RGBA in linear light, premultiplied 8-bit gray
+ * with alpha), whose error says so. */
 static void
 test_cpu_fft_sites (void)
 {
   static const struct { int c; gblur_sample s; unsigned flags; } formats[] = {
     { 1, GBLUR_U8, 0 }, { 4, GBLUR_U16, GBLUR_PREMULTIPLY_ALPHA | GBLUR_LINEAR_LIGHT },
+    { 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA },
   };
 
   setenv ("GBLUR_CPU_FFT", "always", 1);  /* read when an engine is made */

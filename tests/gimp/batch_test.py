@@ -100,7 +100,10 @@ def read(path):
 # reference decodes with the profile's curve.  GIMP 2.10 does not apply
 # profiles in its filters: there the sRGB curve stays (the same pixels, the
 # profile ignored).
-PROFILE_DIRS = ["/usr/share/color/icc/ghostscript", "/usr/share/color/icc"]
+# ICC_PROFILE_DIRS (folders, ':' between them) are searched first: the GPU
+# machine has no ICC profiles of its own (tests/gpu-check.sh brings them).
+PROFILE_DIRS = [d for d in os.environ.get("ICC_PROFILE_DIRS", "").split(":") if d] + [
+    "/usr/share/color/icc/ghostscript", "/usr/share/color/icc"]
 PROFILES = {              # name: file (Debian: libgs-common, icc-profiles-free)
     "romm": "rommrgb.icc",        # ProPhoto / ROMM RGB, gamma 1.8
     "linear": "scrgb.icc",        # scRGB: sRGB primaries, linear curve

@@ -9,7 +9,9 @@
 #                                              afresh in /build-gimp3.x
 #   tests/gimp/run-batch-tests.sh 3.0 --installed   GIMP 3.0 with the plug-in installed
 #                                              in the chroot (its Debian package)
-# Prints one line per case and ends with "N passed, N failed".
+# Prints one line per case and ends with "N passed, N failed".  GIMP 2.10
+# elsewhere (the GPU machine's relocatable bundle, tests/gpu-check.sh):
+# GIMP2_CONSOLE names its gimp-console, PYTHON a python3 with numpy and Pillow.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -19,7 +21,7 @@ build=${2:-}
 work=$(mktemp -d /tmp/cgb-gimp$version.XXXXXX)
 profile=$work/profile
 mkdir -p "$profile/plug-ins/cuda-gaussian-blur"
-PY=/usr/bin/python3   # Debian's, which has python3-opencv
+PY=${PYTHON:-/usr/bin/python3}   # Debian's, which has python3-opencv
 
 $PY "$here/batch_test.py" prepare "$major" "$work" || exit 1
 
@@ -30,7 +32,7 @@ case $version in
       cp "$build/plugin/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur/" || exit 1
     fi
     GIMP2_DIRECTORY=$profile timeout -k 10 "$GIMP_RUN_LIMIT" \
-      gimp-console-2.10 -i -b "(load \"$work/cases.scm\")" -b '(gimp-quit 0)' >"$work/log" 2>&1
+      ${GIMP2_CONSOLE:-gimp-console-2.10} -i -b "(load \"$work/cases.scm\")" -b '(gimp-quit 0)' >"$work/log" 2>&1
     rc=$?
     ;;
   *)
@@ -50,7 +52,10 @@ esac
 oneliner=$(grep -m 1 "^ *gimp-console-$major[.0-9]* " "$top/README.md" | sed 's/^ *//')
 if [ -n "$oneliner" ]; then
   case $version in
-    2) tmp=/tmp; run_line () { GIMP2_DIRECTORY=$profile timeout -k 10 300 sh -c "$oneliner"; } ;;
+    # Word for word, with GIMP2_CONSOLE under the README's name.
+    2) tmp=/tmp; mkdir -p "$work/bin"
+       [ -n "${GIMP2_CONSOLE:-}" ] && ln -s "$GIMP2_CONSOLE" "$work/bin/gimp-console-2.10"
+       run_line () { GIMP2_DIRECTORY=$profile PATH=$work/bin:$PATH timeout -k 10 300 sh -c "$oneliner"; } ;;
     # Word for word but the folder: /tmp is the chroot's own.
     *) tmp=$work; oneliner=$(echo "$oneliner" | sed "s|/tmp/|$work/|g")
        run_line () { in_gimp3 "$work" "GIMP3_DIRECTORY=$profile $oneliner"; } ;;
