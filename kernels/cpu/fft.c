@@ -95,21 +95,24 @@ static int             wisdom_read;
 static fft_plans *
 make_plans (int n)
 {
-  fft_plans    *p = calloc (1, sizeof *p);
-  double       *real = fftw_malloc ((size_t) n * sizeof (double));
-  fftw_complex *spec = fftw_malloc ((size_t) (n / 2 + 1) * sizeof (fftw_complex));
+  fft_plans     *p = calloc (1, sizeof *p);
+  float         *real = fftwf_malloc ((size_t) n * sizeof (float));
+  fftwf_complex *spec = fftwf_malloc ((size_t) (n / 2 + 1) * sizeof (fftwf_complex));
+  double        *real_d = fftw_malloc ((size_t) n * sizeof (double));
+  fftw_complex  *spec_d = fftw_malloc ((size_t) (n / 2 + 1) * sizeof (fftw_complex));
 
-  if (p && real && spec)
+  if (p && real && spec && real_d && spec_d)
     {
-      /* the buffers only give the planner a size and an alignment */
       p->n = n;
-      p->forward = fftwf_plan_dft_r2c_1d (n, (float *) real, (fftwf_complex *) spec, FFTW_ESTIMATE);
-      p->backward = fftwf_plan_dft_c2r_1d (n, (fftwf_complex *) spec, (float *) real, FFTW_ESTIMATE);
-      p->forward_d = fftw_plan_dft_r2c_1d (n, real, spec, FFTW_ESTIMATE);
-      p->backward_d = fftw_plan_dft_c2r_1d (n, spec, real, FFTW_ESTIMATE);
+      p->forward = fftwf_plan_dft_r2c_1d (n, real, spec, FFTW_ESTIMATE);
+      p->backward = fftwf_plan_dft_c2r_1d (n, spec, real, FFTW_ESTIMATE);
+      p->forward_d = fftw_plan_dft_r2c_1d (n, real_d, spec_d, FFTW_ESTIMATE);
+      p->backward_d = fftw_plan_dft_c2r_1d (n, spec_d, real_d, FFTW_ESTIMATE);
     }
-  fftw_free (real);
-  fftw_free (spec);
+  fftwf_free (real);
+  fftwf_free (spec);
+  fftw_free (real_d);
+  fftw_free (spec_d);
   if (p && (!p->forward || !p->backward || !p->forward_d || !p->backward_d))
     {
       if (p->forward) fftwf_destroy_plan (p->forward);
@@ -612,7 +615,7 @@ repair_pixel (const fft_axis *a, float *const *out, int c, const float *in, size
               float largest, int *nonzero)
 {
   const int    end = a->offset + a->outputs;
-  const float  floor = (float) ALPHA_FLOOR * largest;
+  const float  alpha_floor = (float) ALPHA_FLOOR * largest;
   const float *alpha = out[c - 1];
   int          counted = 0;
 
@@ -620,7 +623,7 @@ repair_pixel (const fft_axis *a, float *const *out, int c, const float *in, size
     {
       int lo, hi;
 
-      if (fabsf (alpha[j]) >= floor)  /* false for NaN */
+      if (fabsf (alpha[j]) >= alpha_floor)  /* false for NaN */
         continue;
       if (!counted)
         count_nonzero (in, step, c, a->len, nonzero);
@@ -870,7 +873,8 @@ alloc_run (fft_run *run, int threads)
     {
       const int fail = job->faults->cpu_alloc && w == run->workers - 1;
       run->lines[w] = fftwf_malloc (BLOCK_FLOATS * line_pitch (run) * sizeof (float));
-      run->spec[w] = fftw_malloc (spec_bytes (run));
+      /* each library's own allocator: the alignment its plans assumed */
+      run->spec[w] = run->precise ? fftw_malloc (spec_bytes (run)) : fftwf_malloc (spec_bytes (run));
       run->work[w] = run->precise ? fftw_malloc (n * sizeof (double)) : NULL;
       run->nonzero[w] = run->repair ? malloc ((n + 1) * sizeof (int)) : NULL;
       run->out[w] = fail ? NULL : malloc ((size_t) job->geo.win_w * run->c * sizeof (float));
@@ -886,7 +890,8 @@ free_run (fft_run *run, int threads)
   for (int w = 0; w < threads; w++)
     {
       if (run->lines) fftwf_free (run->lines[w]);
-      if (run->spec) fftw_free (run->spec[w]);
+      if (run->spec && run->precise) fftw_free (run->spec[w]);
+      if (run->spec && !run->precise) fftwf_free (run->spec[w]);
       if (run->work) fftw_free (run->work[w]);
       if (run->nonzero) free (run->nonzero[w]);
       if (run->out) free (run->out[w]);
