@@ -91,7 +91,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 run suite-cuda "$BUILD/test-engine" --backend cuda
 # one-channel images again through the general kernels (the fast path is the default)
 run suite-cuda-general env GBLUR_CUDA_NO_GRAY=1 "$BUILD/test-engine" --backend cuda --quick
-# 8-bit gray at radii > 8 on the FP32 one-channel kernel instead of the tensor cores
+# 8-bit gray at radii > 8 and RGBA stored as is on the FP32 kernels instead of the tensor cores
 run suite-cuda-fp32-gray env GBLUR_CUDA_NO_MMA=1 "$BUILD/test-engine" --backend cuda --quick
 run suite-cpu "$BUILD/test-engine" --backend cpu
 run faults-cuda "$BUILD/test-faults" --backend cuda

@@ -345,6 +345,7 @@ test_tiling (void)
         blur_case (engine, 301, 203, 4, GBLUR_U8, 2.5, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA,
                    3, 5, 0, "tiling");
         blur_case (engine, 257, 149, 1, GBLUR_U8, 10, 0, 0, 0, 1, "tiling");
+        blur_case (engine, 263, 141, 4, GBLUR_U8, 9, 0, 0, 0, 1, "tiling");   /* CUDA: tensor cores */
         blur_case (engine, 97, 211, 3, GBLUR_U16, 7, GBLUR_LINEAR_LIGHT, 2, 0, 0, "tiling");
         blur_case (engine, 150, 90, 2, GBLUR_F32, 4, GBLUR_PREMULTIPLY_ALPHA, 0, 4, 0, "tiling");
         /* a sigma per axis: the halo is radius_y rows and radius_x columns */
@@ -361,9 +362,60 @@ test_tiling (void)
     {
       gblur_engine *engine = new_engine (0, 0);
       blur_case (engine, 1024, 768, 1, GBLUR_U8, 2, 0, 0, 0, 0, "large");
+      blur_case (engine, 1031, 517, 4, GBLUR_U8, 30, 0, 0, 0, 1, "large");
       blur_case (engine, 640, 480, 4, GBLUR_U8, 20, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA,
                  0, 0, 1, "large");
       gblur_engine_free (engine);
+    }
+}
+
+/* 8-bit RGBA stored as is, which CUDA blurs on the tensor cores
+ * (kernels/cuda/kernels-mma.cu): sizes across its blocks' edges (128
+ * columns, 8 rows), unaligned rows (padding), radii from 2 to past its
+ * largest (512), and windows at odd offsets. */
+static void
+test_rgba8 (gblur_engine *engine)
+{
+  static const int    sizes[][2] = { { 129, 9 }, { 300, 17 }, { 1, 50 }, { 50, 1 }, { 257, 33 } };
+  static const double sigmas[] = { 0.5, 1, 3, 9, 60, 170, 171 };
+
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+    for (size_t gi = 0; gi < sizeof sigmas / sizeof sigmas[0]; gi++)
+      {
+        if (quick && (si + gi) % 3)
+          continue;
+        blur_case (engine, sizes[si][0], sizes[si][1], 4, GBLUR_U8, sigmas[gi], 0,
+                   (si + gi) % 2 ? 3 : 0, gi % 3 ? 0 : 5, (int) (gi % 2), "rgba8");
+      }
+  for (int i = 0; i < (quick ? 2 : 6); i++)
+    {
+      const int    w = 140 + 37 * i, h = 30 + 11 * i, ww = w / 2 + i, wh = h / 2 + 1;
+      gblur_image  src = make_image (w, h, 4, GBLUR_U8, (size_t) i % 3, i % 2);
+      gblur_image  whole = make_poisoned_like (&src, 0);
+      gblur_image  part = whole;
+      gblur_params params = { .sigma = 2.5 + 7 * i };
+      const int    wx = 1 + 2 * i, wy = 3 + i;
+      int          worst = 0;
+      gblur_status st1 = gblur_engine_run (engine, &src, &whole, &params, NULL);
+
+      part.width = ww;
+      part.height = wh;
+      part.stride = (size_t) ww * 4 + (size_t) i;
+      part.data = malloc (part.stride * wh);
+      gblur_status st2 = gblur_engine_run_window (engine, &src, wx, wy, &part, &params, NULL);
+      for (int y = 0; y < wh && st1 == GBLUR_OK && st2 == GBLUR_OK; y++)
+        for (int k = 0; k < ww * 4; k++)
+          {
+            int d = abs (((unsigned char *) part.data)[y * part.stride + k]
+                         - ((unsigned char *) whole.data)[(wy + y) * whole.stride + wx * 4 + k]);
+            worst = d > worst ? d : worst;
+          }
+      check (st1 == GBLUR_OK && st2 == GBLUR_OK && worst == 0,
+             "rgba8 window %dx%d at (%d,%d) of %dx%d sigma %g: statuses %d %d, differs from the whole by %d",
+             ww, wh, wx, wy, w, h, params.sigma, st1, st2, worst);
+      free (src.data);
+      free (whole.data);
+      free (part.data);
     }
 }
 
@@ -901,10 +953,14 @@ test_cuda_specific (gblur_engine *engine)
     { 0, 4, 1.5 }, { 0, 0.8, 7 }, { 0, 0, 3 }, { 0, 9, 0 }, { 0, 1, 0.9 }, { 0, 40, 2 }
   };
 
+  /* as GIMP asks for them (linear light, premultiplied), then stored as is
+   * (for 8-bit gray and RGBA: the tensor cores) */
+  for (int plain = 0; plain < 2; plain++)
   for (size_t i = 0; i < sizeof sigmas / sizeof sigmas[0]; i++)
     for (int c = 1; c <= 4; c++)
       {
-        unsigned     flags = c == 2 || c == 4 ? GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA : GBLUR_LINEAR_LIGHT;
+        unsigned     flags = plain ? 0 : c == 2 || c == 4 ? GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA
+                                                          : GBLUR_LINEAR_LIGHT;
         gblur_image  src = make_image (333, 217, c, GBLUR_U8, 0, 0);
         gblur_image  out_gpu = make_poisoned_like (&src, 0);
         gblur_image  out_cpu = make_poisoned_like (&src, 0);
@@ -942,9 +998,9 @@ test_cuda_specific (gblur_engine *engine)
             worst = d > worst ? d : worst;
             worst_dev = dd > worst_dev ? dd : worst_dev;
           }
-        check (worst <= 1, "CUDA vs CPU c%d %s: differ by %d LSB", c, text, worst);
-        check (worst_dev == 0, "device-resident vs host-to-host c%d %s: differ by %d", c,
-               text, worst_dev);
+        check (worst <= 1, "CUDA vs CPU c%d %s flags %u: differ by %d LSB", c, text, flags, worst);
+        check (worst_dev == 0, "device-resident vs host-to-host c%d %s flags %u: differ by %d", c,
+               text, flags, worst_dev);
         free (src.data);
         free (out_gpu.data);
         free (out_cpu.data);
@@ -1056,6 +1112,7 @@ main (int argc, char **argv)
     test_long_sums (engine, "");
     test_windows (engine, 0);
     test_windows (engine, 1);
+    test_rgba8 (engine);
 #ifdef HAVE_CUDA
     if (backend == GBLUR_BACKEND_CUDA)
       test_cuda_specific (engine);

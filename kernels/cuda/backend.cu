@@ -7,8 +7,10 @@
  * the memory limit asks) with halos, double-buffered over two streams, so
  * device memory stays under the engine's limit.  Which kernels a tile gets
  * (first that applies, launch_tile):
- *   8-bit gray, radius 9..512, no sRGB curve, sm_80+  tensor cores, two
- *        passes through an fp16 intermediate (kernels-mma.cu);
+ *   8-bit gray (radius 9..512) or RGBA (radius MMA_RGBA_MIN_RADIUS..512),
+ *        stored as is (no sRGB curve, no premultiplied alpha), sm_80+
+ *        tensor cores, two passes through an fp16 intermediate
+ *        (kernels-mma.cu);
  *   one channel (u8 or float), radius <= 64             the one-channel
  *        kernels with the taps in the kernel parameters (kernels-gray.cu);
  *   anything whose tile fits in shared memory           the fused kernel;
@@ -26,6 +28,9 @@
 #include <string.h>
 
 #define SETS 2      /* buffer sets (and streams) that tiles alternate over */
+/* RGBA8 goes to the tensor cores from this radius on (measured on the H200:
+ * docs/performance.md). */
+#define MMA_RGBA_MIN_RADIUS 1
 #define WEIGHTS_Y (GBLUR_MAX_RADIUS + 1)   /* offset of the y taps in gblur_cuda.weights */
 
 struct gblur_cuda {
@@ -33,7 +38,7 @@ struct gblur_cuda {
   char          name[256];
   size_t        fused_shared_limit; /* dynamic shared memory a fused tile may use */
   bool          gray_off;           /* one channel on the general kernels (GBLUR_CUDA_NO_GRAY) */
-  bool          mma_off;            /* u8 gray without the tensor cores (GBLUR_CUDA_NO_MMA, or < sm_80) */
+  bool          mma_off;            /* u8 without the tensor cores (GBLUR_CUDA_NO_MMA, or < sm_80) */
   cudaStream_t  stream[SETS];
   cudaEvent_t   done[SETS];
   void         *region[SETS];
@@ -317,6 +322,20 @@ tile_at (const gblur_cuda *cuda, const gblur_job *job, const gblur_tiling *tilin
   return t;
 }
 
+/* Whether the tensor cores take the job (the header's list): 8-bit samples
+ * stored as is, the same taps on both axes; gray past the radii that the
+ * unrolled gray kernels serve faster, RGBA from MMA_RGBA_MIN_RADIUS. */
+static bool
+mma_takes (const gblur_cuda *cuda, const gblur_job *job)
+{
+  const int channels = job->src->channels;
+
+  if (cuda->mma_off || job->src->sample != GBLUR_U8 || job->flags != 0 || !gblur_job_isotropic (job))
+    return false;
+  return channels == 1 ? !cuda->gray_off && job->radius_x > GRAY_EXACT_RADIUS
+                       : channels == 4 && job->radius_x >= MMA_RGBA_MIN_RADIUS;
+}
+
 /* Queues the tile's kernels: the first path of the header's list that
  * takes it.  The gray and tensor-core kernels use one set of taps (wx, rx)
  * for both passes: only for a job with the same taps on both axes. */
@@ -327,14 +346,14 @@ launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, c
   const int          channels = job->src->channels;
   cudaError_t        e;
 
+  if (mma_takes (cuda, job))
+    {
+      e = launch_mma (t, channels, stream);
+      if (e != cudaErrorNotSupported)
+        return e;
+    }
   if (channels == 1 && sample != GBLUR_U16 && !cuda->gray_off && gblur_job_isotropic (job))
     {
-      if (sample == GBLUR_U8 && t.rx > GRAY_EXACT_RADIUS && !(t.flags & GBLUR_LINEAR_LIGHT) && !cuda->mma_off)
-        {
-          e = launch_mma_gray (t, stream);
-          if (e != cudaErrorNotSupported)
-            return e;
-        }
       e = launch_gray (t, sample, job->weights_x, stream);
       if (e != cudaErrorNotSupported)
         return e;

@@ -25,11 +25,13 @@ cudaError_t general_kernels_loadable (void);
 cudaError_t launch_gray (const cuda_tile &t, gblur_sample sample, const float *host_weights,
                          cudaStream_t stream);
 
-/* kernels-mma.cu: one channel of u8 without the sRGB curve, the same taps on
- * both axes (tile_same_taps), radius up to MMA_MAX_RADIUS, on the tensor cores (sm_80+: older targets compile a stub
- * that traps, so only call it on such devices) through an fp16 intermediate
- * in t.mid, which must hold out_w rows of reg_h samples. */
+/* kernels-mma.cu: u8 gray or RGBA (channels 1 or 4) stored as is (no sRGB
+ * curve, no premultiplied alpha), the same taps on both axes
+ * (tile_same_taps), radius up to MMA_MAX_RADIUS, on the tensor cores (sm_80+:
+ * older targets compile a stub that traps, so only call it on such devices)
+ * through an fp16 intermediate in t.mid, which must hold out_w rows of reg_h
+ * pixels. */
 #define MMA_MAX_RADIUS 512
-cudaError_t launch_mma_gray (const cuda_tile &t, cudaStream_t stream);
+cudaError_t launch_mma (const cuda_tile &t, int channels, cudaStream_t stream);
 
 #endif
