@@ -17,7 +17,7 @@
  * largest difference from the engine's output in levels.
  *
  *   bench [--backend cpu|cuda|cuda-device|npp|all] [--size N]... [--sigma S]...
- *         [--format gray|rgba|grayf|layer|all] [--reps N]
+ *         [--format gray|rgba|grayf|layer|opaque|all] [--reps N]
  */
 #include "gblur.h"
 #include "timing.h"
@@ -71,17 +71,30 @@ typedef struct {
   int          channels;
   gblur_sample sample;
   unsigned     flags;
+  int          opaque;   /* every alpha 255 */
 } format;
 
 /* "RGBA8 layer": what GIMP asks for an 8-bit layer with alpha (linear
- * light, premultiplied alpha); the other rows blur the stored values. */
+ * light, premultiplied alpha), and the same layer opaque (alpha added to a
+ * photo); the other rows blur the stored values. */
 static const format formats[] = {
-  { "gray8", 1, GBLUR_U8, 0 },
-  { "RGBA8", 4, GBLUR_U8, 0 },
-  { "grayf", 1, GBLUR_F32, 0 },
-  { "RGBA8 layer", 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA },
+  { "gray8", 1, GBLUR_U8, 0, 0 },
+  { "RGBA8", 4, GBLUR_U8, 0, 0 },
+  { "grayf", 1, GBLUR_F32, 0, 0 },
+  { "RGBA8 layer", 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 0 },
+  { "RGBA8 opaque layer", 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 1 },
 };
-#define NFORMATS 4
+#define NFORMATS 5
+
+/* An opaque format's alphas are 255. */
+static void
+fill_format (void *p, size_t samples, const format *f, uint64_t seed)
+{
+  fill_random_image (p, samples, f->sample, seed);
+  if (f->opaque)
+    for (size_t i = (size_t) f->channels - 1; i < samples; i += (size_t) f->channels)
+      ((unsigned char *) p)[i] = 255;
+}
 
 /* What this GPU can do at most, measured or read once. */
 typedef struct {
@@ -270,7 +283,7 @@ time_case (gblur_engine *engine, run_kind kind, int size, const format *f, doubl
       dst.data = gblur_engine_alloc_host (engine, bytes);
       if (src.data && dst.data)
         {
-          fill_random_image (src.data, samples, f->sample, (uint64_t) size + f->channels);
+          fill_format (src.data, samples, f, (uint64_t) size + f->channels);
           if (gblur_engine_run (engine, &src, &dst, &params, NULL) == GBLUR_OK)
             {
               for (int i = 0; i < reps; i++)
@@ -311,7 +324,7 @@ time_case (gblur_engine *engine, run_kind kind, int size, const format *f, doubl
       nbuf = nbuf < 2 ? 2 : nbuf > 64 ? 64 : nbuf;
       in = calloc ((size_t) nbuf, sizeof *in);
       unsigned char *host = malloc (bytes);
-      fill_random_image (host, samples, f->sample, 7);
+      fill_format (host, samples, f, 7);
       for (int b = 0; b < nbuf && ok; b++)
         {
           ok = cudaMalloc (&in[b], bytes) == cudaSuccess;
@@ -395,7 +408,7 @@ main (int argc, char **argv)
   double        sigmas[16];
   int           nsigmas = 0;
   int           want[RUN_KINDS] = { 1, 1, 1, 1 };
-  int           want_format[NFORMATS] = { 1, 1, 0, 0 };
+  int           want_format[NFORMATS] = { 1, 1, 0, 0, 0 };
   int           reps = 0, header = 0;
   device_limits lim;
 
@@ -422,6 +435,7 @@ main (int argc, char **argv)
           want_format[1] = all || strcmp (v, "rgba") == 0;
           want_format[2] = all || strcmp (v, "grayf") == 0;
           want_format[3] = all || strcmp (v, "layer") == 0;
+          want_format[4] = all || strcmp (v, "opaque") == 0;
         }
       else
         goto usage;
@@ -510,6 +524,6 @@ main (int argc, char **argv)
 
 usage:
   fprintf (stderr, "usage: %s [--backend cpu|cuda|cuda-device|npp|all] [--size N]... [--sigma S]... "
-           "[--format gray|rgba|grayf|layer|all] [--reps N]\n", argv[0]);
+           "[--format gray|rgba|grayf|layer|opaque|all] [--reps N]\n", argv[0]);
   return 2;
 }

@@ -7,6 +7,7 @@
 #include "backend.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,6 +480,42 @@ run_bands (gblur_cpu *cpu, cpu_run *run, gblur_job *job, char *err, size_t err_s
 
 /* ---- The entry point ---- */
 
+/* Whether every alpha sample the job reads (its window and halo, clamped
+ * to the image) is at its maximum (float: exactly 1). */
+static int
+reads_only_opaque (const gblur_job *job)
+{
+  const gblur_image    *src = job->src;
+  const gblur_geometry *g = &job->geo;
+  const int c = src->channels, size = (int) gblur_sample_size (src->sample);
+  const int x0 = g->win_x - g->radius_x > 0 ? g->win_x - g->radius_x : 0;
+  const int x1 = g->win_x + g->win_w + g->radius_x < g->img_w ? g->win_x + g->win_w + g->radius_x : g->img_w;
+  const int y0 = g->win_y - g->radius_y > 0 ? g->win_y - g->radius_y : 0;
+  const int y1 = g->win_y + g->win_h + g->radius_y < g->img_h ? g->win_y + g->win_h + g->radius_y : g->img_h;
+
+  for (int y = y0; y < y1; y++)
+    {
+      const unsigned char *row = (const unsigned char *) src->data + (size_t) y * src->stride
+                                 + ((size_t) x0 * c + c - 1) * size;
+      unsigned all = ~0u;   /* u8, u16: the AND of the row's alphas */
+
+      for (int x = 0; x < x1 - x0; x++, row += (size_t) c * size)
+        {
+          uint16_t v16;
+          float    v32;
+          switch (src->sample)
+            {
+            case GBLUR_U8:  all &= *row | 0xffffff00u; break;
+            case GBLUR_U16: memcpy (&v16, row, 2); all &= v16 | 0xffff0000u; break;
+            case GBLUR_F32: memcpy (&v32, row, 4); if (v32 != 1.0f) return 0; break;
+            }
+        }
+      if (all != ~0u)
+        return 0;
+    }
+  return 1;
+}
+
 gblur_status
 gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
 {
@@ -486,6 +523,11 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
   gblur_status status;
 
   job->rows_valid = 0;
+  /* Premultiplying by alpha 1 changes nothing: an opaque image is blurred
+   * straight, without the multiply and divide, and on the FFT path in
+   * single precision (the division by alpha that needs double is gone). */
+  if ((job->flags & GBLUR_PREMULTIPLY_ALPHA) && reads_only_opaque (job))
+    job->flags &= ~(unsigned) GBLUR_PREMULTIPLY_ALPHA;
 #ifdef HAVE_FFTW
   if (gblur_cpu_fft_wanted (job, cpu->fft))
     return gblur_cpu_fft_run (cpu, job, err, err_size);
