@@ -564,6 +564,16 @@ run_deferring (gblur_engine *engine, gblur_job *job, const gblur_image *src, int
   return status;
 }
 
+gblur_backend
+gblur_engine_start_cuda (gblur_engine *engine)
+{
+  if (!engine)
+    return GBLUR_BACKEND_CPU;
+  if (engine->cuda_deferred)
+    start_deferred_cuda (engine);
+  return gblur_engine_backend (engine);
+}
+
 gblur_status
 gblur_engine_run (gblur_engine *engine, const gblur_image *src, gblur_image *dst,
                   const gblur_params *params, gblur_result *result)

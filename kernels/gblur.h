@@ -135,6 +135,12 @@ gblur_backend gblur_engine_backend (const gblur_engine *engine);
 const char   *gblur_engine_describe (const gblur_engine *engine);
 /* CPU worker threads (used by the CPU backend and for CUDA fallbacks). */
 int           gblur_engine_cpu_threads (const gblur_engine *engine);
+/* A deferring engine (gblur_config.defer_cuda) starts CUDA now, blocking
+ * for its start (0.2-0.3 s), and uses it from then on: for a caller that
+ * lives for many runs (a warm process), once it is ready for them.  On
+ * failure the engine stays on the CPU, with the reason.  Other engines are
+ * left as they are.  Returns the backend in use. */
+gblur_backend gblur_engine_start_cuda (gblur_engine *engine);
 /* Why CUDA is not in use ("no CUDA device: ..."), or "" when it is. */
 const char   *gblur_engine_cuda_unavailable_reason (const gblur_engine *engine);
 

@@ -1,5 +1,16 @@
 /* The front end for GIMP 2.10: registration and run.  What it shares with
- * GIMP 3's is in ui/. */
+ * GIMP 3's is in ui/.
+ *
+ * GIMP 2.10 starts a plug-in process for every call, and each pays for its
+ * start, GEGL's and the engine's (a CUDA context: 0.1-0.3 s).  So the
+ * plug-in also registers an extension, which GIMP starts once, with
+ * itself: it installs the procedure again, under the same name, as a
+ * temporary procedure of that long-lived process, whose engine (and CUDA
+ * context) is made once.  GIMP's PDB runs the newest procedure of a name:
+ * calls by name (scripts, batch mode) reach the warm one while the
+ * extension runs, and the one-shot procedure otherwise.  The menu entry
+ * stays the one-shot procedure's (the temporary one has none), and both
+ * run the same code below. */
 #include "config.h"
 
 #include <string.h>
@@ -12,6 +23,11 @@
 #include "drawable-blur.h"
 
 static void query (void);
+static void run_blur (const gchar      *name,
+                      gint              nparams,
+                      const GimpParam  *param,
+                      gint             *nreturn_vals,
+                      GimpParam       **return_vals);
 static void run   (const gchar      *name,
                    gint              nparams,
                    const GimpParam  *param,
@@ -37,23 +53,75 @@ bind_catalogs (void)
   g_free (folder);
 }
 
+static const GimpParamDef blur_args[] = {
+  { GIMP_PDB_INT32,    "run-mode", "The run mode { RUN-INTERACTIVE (0), RUN-NONINTERACTIVE (1) }" },
+  { GIMP_PDB_IMAGE,    "image",    "Input image" },
+  { GIMP_PDB_DRAWABLE, "drawable", "Input drawable" },
+  { GIMP_PDB_FLOAT,    "sigma",    SIGMA_BLURB },
+  { GIMP_PDB_INT32,    "linear",   LINEAR_BLURB }
+};
+
+/* The warm process's name: "extension-" and the procedure's without its
+ * "plug-in-". */
+static const gchar *
+extension_name (void)
+{
+  static gchar *name;
+  const gchar  *proc = blur_identity.procedure;
+
+  if (!name)
+    name = g_strconcat ("extension-", g_str_has_prefix (proc, "plug-in-") ? proc + 8 : proc, NULL);
+  return name;
+}
+
 static void
 query (void)
 {
-  static const GimpParamDef args[] = {
-    { GIMP_PDB_INT32,    "run-mode", "The run mode { RUN-INTERACTIVE (0), RUN-NONINTERACTIVE (1) }" },
-    { GIMP_PDB_IMAGE,    "image",    "Input image" },
-    { GIMP_PDB_DRAWABLE, "drawable", "Input drawable" },
-    { GIMP_PDB_FLOAT,    "sigma",    SIGMA_BLURB },
-    { GIMP_PDB_INT32,    "linear",   LINEAR_BLURB }
-  };
-
   bind_catalogs ();
   gimp_install_procedure (blur_identity.procedure, PLUG_IN_BLURB, PLUG_IN_HELP, PLUG_IN_AUTHOR,
                           PLUG_IN_COPYRIGHT, PLUG_IN_DATE, PLUG_IN_MENU_LABEL, "RGB*, GRAY*",
-                          GIMP_PLUGIN, G_N_ELEMENTS (args), 0, args, NULL);
+                          GIMP_PLUGIN, G_N_ELEMENTS (blur_args), 0, blur_args, NULL);
   if (blur_identity.menu_path)
     gimp_plugin_menu_register (blur_identity.procedure, blur_identity.menu_path);
+  /* An extension without arguments: GIMP starts it when it starts. */
+  gimp_install_procedure (extension_name (), "Keeps the blur's engine warm between calls",
+                          "Installs the blur procedure as a temporary procedure of a process "
+                          "that lives as long as GIMP, so that its engine and CUDA context "
+                          "are made once, not for every call.",
+                          PLUG_IN_AUTHOR, PLUG_IN_COPYRIGHT, PLUG_IN_DATE, NULL, NULL,
+                          GIMP_EXTENSION, 0, 0, NULL, NULL);
+}
+
+/* The warm process's engine, made once; NULL in a one-shot process. */
+static gblur_engine *warm_engine;
+
+/* The extension: makes its engine (CUDA deferred, so that a bad setting
+ * shows at once), installs the procedure, then acknowledges (GIMP goes on
+ * starting only then, so the first call finds the procedure), starts CUDA
+ * (off GIMP's start: a call that comes meanwhile waits for it once) and
+ * serves calls until GIMP quits. */
+static void
+run_extension (void)
+{
+  GError *error = NULL;
+
+  bind_catalogs ();
+  blur_gegl_init (TRUE);   /* its calls may be interactive (a script's) */
+  warm_engine = blur_engine_new (TRUE, &error);
+  if (warm_engine)
+    gimp_install_temp_proc (blur_identity.procedure, PLUG_IN_BLURB, PLUG_IN_HELP, PLUG_IN_AUTHOR,
+                            PLUG_IN_COPYRIGHT, PLUG_IN_DATE, NULL, "RGB*, GRAY*", GIMP_TEMPORARY,
+                            G_N_ELEMENTS (blur_args), 0, blur_args, NULL, run_blur);
+  gimp_extension_ack ();
+  if (!warm_engine)        /* the one-shot procedure will report it at each call */
+    {
+      g_printerr ("%s: %s\n", blur_identity.binary, error->message);
+      g_error_free (error);
+      return;
+    }
+  gblur_engine_start_cuda (warm_engine);
+  for (;;)
+    gimp_extension_process (0);
 }
 
 /* The values to blur with: the arguments, or the last values (where the
@@ -98,24 +166,50 @@ static void
 run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals,
      GimpParam **return_vals)
 {
+  static GimpParam values[1];
+
+  if (strcmp (name, extension_name ()) == 0)
+    {
+      run_extension ();
+      *nreturn_vals = 1;
+      *return_vals = values;
+      values[0].type = GIMP_PDB_STATUS;
+      values[0].data.d_status = GIMP_PDB_EXECUTION_ERROR;
+      return;
+    }
+  run_blur (name, nparams, param, nreturn_vals, return_vals);
+}
+
+/* One call of the procedure: in a one-shot process with an engine of its
+ * own, or in the warm one with its engine. */
+static void
+run_blur (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals,
+          GimpParam **return_vals)
+{
   static GimpParam  values[2];
   GimpRunMode       run_mode = param[0].data.d_int32;
   gint32            drawable = param[2].data.d_drawable;
   BlurValues        blur = { SIGMA_DEFAULT, LINEAR_DEFAULT };
   GError           *error = NULL;
   GimpPDBStatusType status = GIMP_PDB_SUCCESS;
-  gblur_engine     *engine = NULL;
+  gblur_engine     *engine = warm_engine, *own = NULL;
 
   (void) name;
-  bind_catalogs ();
-  blur_gegl_init (run_mode == GIMP_RUN_INTERACTIVE);
+  if (!engine)
+    {
+      bind_catalogs ();
+      blur_gegl_init (run_mode == GIMP_RUN_INTERACTIVE);
+    }
+  else if (blur_environment ()->verbose)
+    g_printerr ("%s: backend %s (warm process)\n", blur_identity.binary,
+                gblur_engine_describe (engine));
 
   if (!read_values (run_mode, nparams, param, &blur, &error)
       || !check_arguments (&blur, drawable, &error))
     goto done;
   /* One engine for the dialog's preview and the final blur, so OK applies
    * exactly what the preview showed. */
-  if (!(engine = blur_engine_new (run_mode != GIMP_RUN_INTERACTIVE, &error)))
+  if (!engine && !(engine = own = blur_engine_new (run_mode != GIMP_RUN_INTERACTIVE, &error)))
     goto done;
   if (run_mode == GIMP_RUN_INTERACTIVE)
     {
@@ -134,7 +228,7 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
   gimp_set_data (blur_identity.procedure, &blur, sizeof blur);
 
 done:
-  gblur_engine_free (engine);
+  gblur_engine_free (own);
   *nreturn_vals = 1;
   *return_vals = values;
   values[0].type = GIMP_PDB_STATUS;

@@ -319,12 +319,26 @@ test_deferred_cuda (void)
          "deferring engine: a long run: %s, rows_valid %d, max difference from the CPU engine %g, "
          "progress monotonic %d, last %d of %d", gblur_status_name (st), result.rows_valid, worst,
          record.monotonic, record.last_done, size);
-  free (small.data);
-  free (small_out.data);
   free (big.data);
   free (out.data);
   free (want.data);
   gblur_engine_free (engine);
+
+  /* Started at once (a warm process): CUDA where a GPU is there, else the
+   * CPU with the reason; a run after it is right either way. */
+  engine = gblur_engine_new (&config, NULL, NULL, 0);
+  gblur_backend b = engine ? gblur_engine_start_cuda (engine) : GBLUR_BACKEND_AUTO;
+  check (engine && (backend == GBLUR_BACKEND_CUDA ? b == GBLUR_BACKEND_CUDA
+                                                  : b == GBLUR_BACKEND_CUDA
+                                                      || strstr (gblur_engine_cuda_unavailable_reason (engine),
+                                                                 "not started") == NULL),
+         "deferring engine, CUDA started at once: %s (%s)", engine ? gblur_engine_describe (engine) : "none",
+         engine ? gblur_engine_cuda_unavailable_reason (engine) : "");
+  if (engine)
+    blur_case (engine, 64, 48, 4, GBLUR_U8, 3, 0, 0, 0, 0, "deferring engine, CUDA started at once");
+  gblur_engine_free (engine);
+  free (small.data);
+  free (small_out.data);
   gblur_engine_free (cpu);
 }
 

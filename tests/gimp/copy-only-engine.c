@@ -36,6 +36,7 @@ gblur_engine_new (const gblur_config *config, gblur_status *status, char *msg, s
 
 void          gblur_engine_free (gblur_engine *engine) { free (engine); }
 gblur_backend gblur_engine_backend (const gblur_engine *e) { (void) e; return GBLUR_BACKEND_CPU; }
+gblur_backend gblur_engine_start_cuda (gblur_engine *e) { (void) e; return GBLUR_BACKEND_CPU; }
 const char   *gblur_engine_describe (const gblur_engine *e) { (void) e; return "copy only"; }
 int           gblur_engine_cpu_threads (const gblur_engine *e) { (void) e; return 1; }
 const char   *gblur_engine_last_error (const gblur_engine *e) { (void) e; return ""; }

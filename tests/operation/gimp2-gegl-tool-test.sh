@@ -56,7 +56,9 @@ trace=""
 command -v strace >/dev/null 2>&1 && trace="strace -f -e trace=openat -o $work/strace.txt"
 timeout -k 10 "$GIMP_RUN_LIMIT" $trace gimp-2.10 --no-splash -b "(load \"$work/tool.scm\")" >"$work/log" 2>&1 &
 gimp=$!
-rendered () { log_has "$work/log" "cuda-gaussian-blur: "; }
+# The operation's render (not the plug-in's warm process, which GIMP 2.10
+# starts with itself and which names its engine at once).
+rendered () { grep -q -E "cuda-gaussian-blur: [0-9]+ progress steps" "$work/log" 2>/dev/null; }
 
 # GIMP 2.10 names the image window "*in.png-1.0 (RGB color 8-bit gamma integer, ...) – GIMP".
 if wait_for "the image window" 240 find_window '.-1\.0 \('; then
