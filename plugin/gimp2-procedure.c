@@ -92,21 +92,26 @@ query (void)
                           GIMP_EXTENSION, 0, 0, NULL, NULL);
 }
 
-/* The warm process's engine, made once; NULL in a one-shot process. */
+/* The warm process's engine, made once (NULL in a one-shot process); the
+ * calls it served; whether one is running on it (libgimp runs a call that
+ * comes while another waits for GIMP, nested: that one gets an engine of
+ * its own). */
 static gblur_engine *warm_engine;
+static guint         warm_calls;
+static gboolean      warm_busy;
 
 /* The extension: makes its engine (CUDA deferred, so that a bad setting
  * shows at once), installs the procedure, then acknowledges (GIMP goes on
- * starting only then, so the first call finds the procedure), starts CUDA
- * (off GIMP's start: a call that comes meanwhile waits for it once) and
- * serves calls until GIMP quits. */
+ * starting only then, so the first call finds the procedure) and serves
+ * calls until GIMP quits.  CUDA starts after the first call, between calls:
+ * a GIMP that never blurs makes no CUDA context, and the first call is
+ * never slower than the CPU. */
 static void
 run_extension (void)
 {
   GError *error = NULL;
 
   bind_catalogs ();
-  blur_gegl_init (TRUE);   /* its calls may be interactive (a script's) */
   warm_engine = blur_engine_new (TRUE, &error);
   if (warm_engine)
     gimp_install_temp_proc (blur_identity.procedure, PLUG_IN_BLURB, PLUG_IN_HELP, PLUG_IN_AUTHOR,
@@ -119,9 +124,16 @@ run_extension (void)
       g_error_free (error);
       return;
     }
-  gblur_engine_start_cuda (warm_engine);
-  for (;;)
-    gimp_extension_process (0);
+  blur_gegl_init (TRUE);   /* after the ack: GIMP's start does not wait for it */
+  for (gboolean cuda_started = FALSE;;)
+    {
+      gimp_extension_process (0);   /* one message: a call, or GIMP quitting */
+      if (!cuda_started && warm_calls > 0)
+        {
+          gblur_engine_start_cuda (warm_engine);
+          cuda_started = TRUE;
+        }
+    }
 }
 
 /* The values to blur with: the arguments, or the last values (where the
@@ -192,9 +204,12 @@ run_blur (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn
   BlurValues        blur = { SIGMA_DEFAULT, LINEAR_DEFAULT };
   GError           *error = NULL;
   GimpPDBStatusType status = GIMP_PDB_SUCCESS;
-  gblur_engine     *engine = warm_engine, *own = NULL;
+  gblur_engine     *engine = warm_busy ? NULL : warm_engine, *own = NULL;
+  const gboolean    warm = engine != NULL;
 
   (void) name;
+  if (warm)
+    warm_busy = TRUE, warm_calls++;
   if (!engine)
     {
       bind_catalogs ();
@@ -229,6 +244,8 @@ run_blur (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn
 
 done:
   gblur_engine_free (own);
+  if (warm)
+    warm_busy = FALSE;
   *nreturn_vals = 1;
   *return_vals = values;
   values[0].type = GIMP_PDB_STATUS;
@@ -237,6 +254,7 @@ done:
     {
       *nreturn_vals = 2;
       values[1].type = GIMP_PDB_STRING;
+      g_free (values[1].data.d_string);   /* the last failed call's, in a warm process */
       values[1].data.d_string = g_strdup (error->message);
       if (run_mode == GIMP_RUN_INTERACTIVE)
         g_message ("%s", error->message);

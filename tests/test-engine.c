@@ -618,15 +618,16 @@ test_opaque_alpha (void)
     gblur_engine *engine = new_engine (0, 0);
     gblur_image   src = make_image (64, 32, 4, GBLUR_U8, 0, 0);
     gblur_image   out = make_poisoned (56, 32, &src, 0);
-    gblur_params  params = { .sigma = 2, .flags = GBLUR_PREMULTIPLY_ALPHA };
+    gblur_params  params = { .sigma = 1, .flags = GBLUR_PREMULTIPLY_ALPHA };   /* radius 3 */
     int           bled = 0;
 
     for (int y = 0; y < src.height; y++)
       for (int x = 0; x < src.width; x++)
         for (int ch = 0; ch < 4; ch++)
           set_sample (&src, x, y, ch, ch == 3 ? 1.0 : 0.0);
-    for (int ch = 0; ch < 4; ch++)      /* white, hidden: 3 columns left of the window */
-      set_sample (&src, 5, 16, ch, ch == 3 ? 0.0 : 1.0);
+    for (int y = 0; y < src.height; y++)  /* white, hidden: the radius's last column left of the window */
+      for (int ch = 0; ch < 4; ch++)
+        set_sample (&src, 5, y, ch, ch == 3 ? 0.0 : 1.0);
     check (gblur_engine_run_window (engine, &src, 8, 0, &out, &params, NULL) == GBLUR_OK,
            "opaque but for the halo: run");
     for (int y = 0; y < out.height; y++)

@@ -1,4 +1,5 @@
-/* Tensor-core path for 8-bit gray and RGBA at larger radii.
+/* Tensor-core path for 8-bit gray (at larger radii) and RGBA (at every
+ * radius).
  *
  * One idea: a 1-D blur of 16 rows is a matrix product.  For 16 image rows
  * (A: 16 x 16 input samples) and 8 output columns, D[16 x 8] += A * B with
@@ -49,7 +50,7 @@ struct MmaArgs {
   int                  r, ra;     /* radius, and rounded up to 8 */
   int                  ktiles;    /* 16-column input blocks per block row */
   int                  nfrag;     /* distinct B fragments */
-  int                  in_quads;  /* 4-sample loads of input rows are aligned */
+  int                  in_quads;  /* loads of 4 pixels of input rows are aligned (RGBA: 16 bytes) */
   int                  out_quads; /* 4-sample stores of output rows are aligned */
 };
 
