@@ -386,7 +386,8 @@ test_tiling (void)
 /* 8-bit RGBA stored as is, which CUDA blurs on the tensor cores
  * (kernels/cuda/kernels-mma.cu): sizes across its blocks' edges (128
  * columns, 8 rows), unaligned rows (padding), radii from 2 to past its
- * largest (512), and windows at odd offsets. */
+ * largest (512), and windows at odd offsets (against the reference: the CPU's
+ * FFT path rounds a window's lines apart from the whole image's). */
 static void
 test_rgba8 (gblur_engine *engine)
 {
@@ -404,31 +405,27 @@ test_rgba8 (gblur_engine *engine)
   for (int i = 0; i < (quick ? 2 : 6); i++)
     {
       const int    w = 140 + 37 * i, h = 30 + 11 * i, ww = w / 2 + i, wh = h / 2 + 1;
-      gblur_image  src = make_image (w, h, 4, GBLUR_U8, (size_t) i % 3, i % 2);
-      gblur_image  whole = make_poisoned_like (&src, 0);
-      gblur_image  part = whole;
-      gblur_params params = { .sigma = 2.5 + 7 * i };
       const int    wx = 1 + 2 * i, wy = 3 + i;
-      int          worst = 0;
-      gblur_status st1 = gblur_engine_run (engine, &src, &whole, &params, NULL);
+      gblur_image  src = make_image (w, h, 4, GBLUR_U8, (size_t) i % 3, i % 2);
+      gblur_image  part = make_poisoned (ww, wh, &src, (size_t) i);
+      gblur_params params = { .sigma = 2.5 + 7 * i };
+      double      *ref = malloc ((size_t) w * h * 4 * sizeof *ref);
+      double      *crop = malloc ((size_t) ww * wh * 4 * sizeof *crop);
+      gblur_status st = gblur_engine_run_window (engine, &src, wx, wy, &part, &params, NULL);
+      double       e = -1;
 
-      part.width = ww;
-      part.height = wh;
-      part.stride = (size_t) ww * 4 + (size_t) i;
-      part.data = malloc (part.stride * wh);
-      gblur_status st2 = gblur_engine_run_window (engine, &src, wx, wy, &part, &params, NULL);
-      for (int y = 0; y < wh && st1 == GBLUR_OK && st2 == GBLUR_OK; y++)
-        for (int k = 0; k < ww * 4; k++)
-          {
-            int d = abs (((unsigned char *) part.data)[y * part.stride + k]
-                         - ((unsigned char *) whole.data)[(wy + y) * whole.stride + wx * 4 + k]);
-            worst = d > worst ? d : worst;
-          }
-      check (st1 == GBLUR_OK && st2 == GBLUR_OK && worst == 0,
-             "rgba8 window %dx%d at (%d,%d) of %dx%d sigma %g: statuses %d %d, differs from the whole by %d",
-             ww, wh, wx, wy, w, h, params.sigma, st1, st2, worst);
+      reference_blur_xy (&src, params.sigma, params.sigma, 0, ref);
+      for (int y = 0; y < wh; y++)
+        memcpy (crop + (size_t) y * ww * 4, ref + ((size_t) (wy + y) * w + wx) * 4,
+                (size_t) ww * 4 * sizeof *crop);
+      if (st == GBLUR_OK)
+        e = max_error (&part, crop, wh);
+      check (st == GBLUR_OK && e >= 0 && e <= tolerance (GBLUR_U8),
+             "rgba8 window %dx%d at (%d,%d) of %dx%d sigma %g: status %d, max error %g",
+             ww, wh, wx, wy, w, h, params.sigma, st, e);
+      free (ref);
+      free (crop);
       free (src.data);
-      free (whole.data);
       free (part.data);
     }
 }
