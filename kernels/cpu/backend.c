@@ -485,21 +485,19 @@ run_bands (gblur_cpu *cpu, cpu_run *run, gblur_job *job, char *err, size_t err_s
 static int
 reads_only_opaque (const gblur_job *job)
 {
-  const gblur_image    *src = job->src;
-  const gblur_geometry *g = &job->geo;
-  const int c = src->channels, size = (int) gblur_sample_size (src->sample);
-  const int x0 = g->win_x - g->radius_x > 0 ? g->win_x - g->radius_x : 0;
-  const int x1 = g->win_x + g->win_w + g->radius_x < g->img_w ? g->win_x + g->win_w + g->radius_x : g->img_w;
-  const int y0 = g->win_y - g->radius_y > 0 ? g->win_y - g->radius_y : 0;
-  const int y1 = g->win_y + g->win_h + g->radius_y < g->img_h ? g->win_y + g->win_h + g->radius_y : g->img_h;
+  const gblur_image  *src = job->src;
+  const gblur_tiling  whole = { job->geo.win_w, job->geo.win_h };
+  const int           c = src->channels, size = (int) gblur_sample_size (src->sample);
+  gblur_tile          t;   /* the window as one tile: its region is what the job reads */
 
-  for (int y = y0; y < y1; y++)
+  gblur_tile_at (&job->geo, &whole, 0, 0, &t);
+  for (int y = t.reg_y0; y < t.reg_y0 + t.reg_h; y++)
     {
       const unsigned char *row = (const unsigned char *) src->data + (size_t) y * src->stride
-                                 + ((size_t) x0 * c + c - 1) * size;
+                                 + ((size_t) t.reg_x0 * c + c - 1) * size;
       unsigned all = ~0u;   /* u8, u16: the AND of the row's alphas */
 
-      for (int x = 0; x < x1 - x0; x++, row += (size_t) c * size)
+      for (int x = 0; x < t.reg_w; x++, row += (size_t) c * size)
         {
           uint16_t v16;
           float    v32;
