@@ -383,6 +383,33 @@ test_tiling (void)
     }
 }
 
+/* The window at (wx, wy) of src blurred into dst (its size) by
+ * gblur_engine_run_window, against the same window of the reference: the
+ * largest error (-1: dst's padding overwritten; 0 when the run failed),
+ * with the run's status in *st. */
+static double
+window_error (gblur_engine *engine, const gblur_image *src, int wx, int wy, gblur_image *dst,
+              const gblur_params *params, gblur_result *result, gblur_status *st)
+{
+  const int c = src->channels, ww = dst->width, wh = dst->height;
+  double   *ref = malloc ((size_t) src->width * src->height * c * sizeof *ref);
+  double   *crop = malloc ((size_t) ww * wh * c * sizeof *crop);
+  double    sx, sy, e = 0;
+  char      text[64];
+
+  axis_sigmas (params, &sx, &sy, text, sizeof text);
+  reference_blur_xy (src, sx, sy, params->flags, ref);
+  for (int y = 0; y < wh; y++)
+    memcpy (crop + (size_t) y * ww * c, ref + ((size_t) (wy + y) * src->width + wx) * c,
+            (size_t) ww * c * sizeof *crop);
+  *st = gblur_engine_run_window (engine, src, wx, wy, dst, params, result);
+  if (*st == GBLUR_OK)
+    e = max_error (dst, crop, wh);
+  free (ref);
+  free (crop);
+  return e;
+}
+
 /* 8-bit RGBA stored as is, which CUDA blurs on the tensor cores
  * (kernels/cuda/kernels-mma.cu): sizes across its blocks' edges (128
  * columns, 8 rows), unaligned rows (padding), radii from 2 to past its
@@ -409,22 +436,12 @@ test_rgba8 (gblur_engine *engine)
       gblur_image  src = make_image (w, h, 4, GBLUR_U8, (size_t) i % 3, i % 2);
       gblur_image  part = make_poisoned (ww, wh, &src, (size_t) i);
       gblur_params params = { .sigma = 2.5 + 7 * i };
-      double      *ref = malloc ((size_t) w * h * 4 * sizeof *ref);
-      double      *crop = malloc ((size_t) ww * wh * 4 * sizeof *crop);
-      gblur_status st = gblur_engine_run_window (engine, &src, wx, wy, &part, &params, NULL);
-      double       e = -1;
+      gblur_status st;
+      double       e = window_error (engine, &src, wx, wy, &part, &params, NULL, &st);
 
-      reference_blur_xy (&src, params.sigma, params.sigma, 0, ref);
-      for (int y = 0; y < wh; y++)
-        memcpy (crop + (size_t) y * ww * 4, ref + ((size_t) (wy + y) * w + wx) * 4,
-                (size_t) ww * 4 * sizeof *crop);
-      if (st == GBLUR_OK)
-        e = max_error (&part, crop, wh);
       check (st == GBLUR_OK && e >= 0 && e <= tolerance (GBLUR_U8),
              "rgba8 window %dx%d at (%d,%d) of %dx%d sigma %g: status %d, max error %g",
              ww, wh, wx, wy, w, h, params.sigma, st, e);
-      free (ref);
-      free (crop);
       free (src.data);
       free (part.data);
     }
@@ -451,8 +468,6 @@ test_windows (gblur_engine *engine, int per_axis)
       int          wx = (int) (rng () % (w - ww + 1)), wy = (int) (rng () % (h - wh + 1));
       gblur_image  src = make_image (w, h, c, s, rng () % 5, (int) (rng () % 2));
       gblur_image  dst = src;
-      double      *ref = malloc ((size_t) w * h * c * sizeof *ref);
-      double      *crop = malloc ((size_t) ww * wh * c * sizeof *crop);
       gblur_params params = { .sigma = per_axis ? 0 : sigma, .flags = flags,
                               .sigma_x = sx, .sigma_y = sy };
       gblur_result result;
@@ -464,22 +479,13 @@ test_windows (gblur_engine *engine, int per_axis)
       dst.stride = (size_t) ww * c * gblur_sample_size (s) + rng () % 3;
       dst.data = malloc (dst.stride * wh);
       memset (dst.data, POISON, dst.stride * wh);
-      reference_blur_xy (&src, sx, sy, flags, ref);
-      for (int y = 0; y < wh; y++)
-        memcpy (crop + (size_t) y * ww * c, ref + ((size_t) (wy + y) * w + wx) * c,
-                (size_t) ww * c * sizeof *crop);
-      st = gblur_engine_run_window (engine, &src, wx, wy, &dst, &params, &result);
+      double e = window_error (engine, &src, wx, wy, &dst, &params, &result, &st);
       if (st != GBLUR_OK)
         check (0, "window: %s", gblur_engine_last_error (engine));
       else
-        {
-          double e = max_error (&dst, crop, wh);
-          check (e >= 0 && e <= tolerance (s) && result.rows_valid == wh,
-                 "window %dx%d at (%d,%d) of %dx%d c%d %s %s flags %u: max error %g",
-                 ww, wh, wx, wy, w, h, c, sample_name (s), text, flags, e);
-        }
-      free (ref);
-      free (crop);
+        check (e >= 0 && e <= tolerance (s) && result.rows_valid == wh,
+               "window %dx%d at (%d,%d) of %dx%d c%d %s %s flags %u: max error %g",
+               ww, wh, wx, wy, w, h, c, sample_name (s), text, flags, e);
       free (src.data);
       free (dst.data);
     }
