@@ -125,14 +125,11 @@ run_extension (void)
       return;
     }
   blur_gegl_init (TRUE);   /* after the ack: GIMP's start does not wait for it */
-  for (gboolean cuda_started = FALSE;;)
+  for (;;)
     {
       gimp_extension_process (0);   /* one message: a call, or GIMP quitting */
-      if (!cuda_started && warm_calls > 0)
-        {
-          gblur_engine_start_cuda (warm_engine);
-          cuda_started = TRUE;
-        }
+      if (warm_calls > 0)           /* starts CUDA once, then does nothing */
+        gblur_engine_start_cuda (warm_engine);
     }
 }
 
