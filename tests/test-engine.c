@@ -447,6 +447,25 @@ test_rgba8 (gblur_engine *engine)
     }
 }
 
+/* 8-bit RGBA at each radius of CUDA's small-radius kernel (1..12) and the
+ * first past it: widths and heights on both sides of its tiles' (56, 48 or
+ * 104 pixels by 32 rows), so every edge of a block and of the image is hit. */
+static void
+test_rgba8_small_radii (gblur_engine *engine)
+{
+  static const int sizes[][2] = { { 57, 33 }, { 48, 32 }, { 105, 31 }, { 209, 65 }, { 7, 5 }, { 112, 1 } };
+
+  for (int r = 1; r <= 13; r++)
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+      {
+        if (quick && (r + (int) si) % 3)
+          continue;
+        /* ceil (3 sigma) = r */
+        blur_case (engine, sizes[si][0], sizes[si][1], 4, GBLUR_U8, (r - 0.5) / 3.0, 0, si % 2 ? 4 : 0,
+                   si % 3 ? 0 : 8, (int) (si + r) % 2, "rgba8 small radius");
+      }
+}
+
 /* A window of the source blurred on its own equals that window of the
  * whole-image blur: the halo around it is read, not clamped. */
 static void
@@ -1094,6 +1113,47 @@ test_cuda_specific (gblur_engine *engine)
         free (out_cpu.data);
         free (out_dev.data);
       }
+  /* 8-bit RGBA in device memory at an odd address, rows an odd number of
+   * bytes apart: the small-radius kernel reads words, so it must decline
+   * and another path blur it (within a level of the CPU). */
+  for (int r = 1; r <= 13; r += 4)
+    {
+      gblur_image    src = make_image (301, 77, 4, GBLUR_U8, 1, 0);
+      gblur_image    out_cpu = make_poisoned_like (&src, 1);   /* src's stride */
+      gblur_image    out_dev = make_poisoned_like (&src, 1);
+      gblur_params   params = { .sigma = (r - 0.5) / 3.0 };
+      size_t         size = src.stride * src.height;
+      unsigned char *d_src = NULL, *d_dst = NULL;
+      int            worst = 0;
+
+      gblur_engine_run (cpu, &src, &out_cpu, &params, NULL);
+      if (cudaMalloc ((void **) &d_src, size + 1) == cudaSuccess
+          && cudaMalloc ((void **) &d_dst, size + 1) == cudaSuccess)
+        {
+          gblur_image ds = src, dd = src;
+          ds.data = d_src + 1;
+          dd.data = d_dst + 1;
+          cudaMemcpy (d_src + 1, src.data, size, cudaMemcpyHostToDevice);
+          gblur_status st = gblur_engine_run_device (engine, &ds, &dd, &params);
+          check (st == GBLUR_OK, "run_device, odd address: %s", gblur_engine_last_error (engine));
+          cudaMemcpy (out_dev.data, d_dst + 1, size, cudaMemcpyDeviceToHost);
+        }
+      else
+        check (0, "cudaMalloc for the odd-address test");
+      cudaFree (d_src);
+      cudaFree (d_dst);
+      for (int y = 0; y < src.height; y++)
+        for (int k = 0; k < src.width * 4; k++)
+          {
+            int d = abs (((unsigned char *) out_dev.data)[y * src.stride + k]
+                         - ((unsigned char *) out_cpu.data)[y * src.stride + k]);
+            worst = d > worst ? d : worst;
+          }
+      check (worst <= 1, "RGBA8 radius %d at an odd device address vs CPU: differ by %d", r, worst);
+      free (src.data);
+      free (out_cpu.data);
+      free (out_dev.data);
+    }
   {
     void *pinned = gblur_engine_alloc_host (engine, 1 << 20);
     struct cudaPointerAttributes attr;
@@ -1201,6 +1261,7 @@ main (int argc, char **argv)
     test_windows (engine, 0);
     test_windows (engine, 1);
     test_rgba8 (engine);
+    test_rgba8_small_radii (engine);
 #ifdef HAVE_CUDA
     if (backend == GBLUR_BACKEND_CUDA)
       test_cuda_specific (engine);

@@ -7,6 +7,8 @@
  * the memory limit asks) with halos, double-buffered over two streams, so
  * device memory stays under the engine's limit.  Which kernels a tile gets
  * (first that applies, launch_tile):
+ *   8-bit RGBA stored as is, radius <= RGBA_SMALL_MAX_RADIUS    one fused
+ *        pass with the taps in the kernel parameters (kernels-rgba.cu);
  *   8-bit gray (radius 9..512) or RGBA (radius MMA_RGBA_MIN_RADIUS..512),
  *        stored as is (no sRGB curve, no premultiplied alpha), sm_80+
  *        tensor cores, two passes through an fp16 intermediate
@@ -16,11 +18,13 @@
  *   anything whose tile fits in shared memory           the fused kernel;
  *   the rest                                             vertical + horizontal
  *        kernels (both kernels-general.cu).
- * The first two serve only jobs with the same sigma on both axes
+ * The first three serve only jobs with the same sigma on both axes
  * (gblur_job_isotropic); a job with a sigma per axis (radius 0 on one of
  * them included) goes to the general kernels, which take per-axis taps.
- * GBLUR_CUDA_NO_MMA, GBLUR_CUDA_NO_GRAY and GBLUR_CUDA_NO_FUSED skip the
- * first, the first two, or the fused kernel, so tests can reach each one. */
+ * So that tests can reach each kernel: GBLUR_CUDA_NO_MMA skips the tensor
+ * cores; GBLUR_CUDA_NO_GRAY puts one channel on the general kernels and
+ * skips the small-radius RGBA kernel (the tensor cores then take RGBA);
+ * GBLUR_CUDA_NO_FUSED skips the fused general kernel. */
 #include "launchers.cuh"
 
 #include <stdio.h>
@@ -37,7 +41,7 @@ struct gblur_cuda {
   int           device;
   char          name[256];
   size_t        fused_shared_limit; /* dynamic shared memory a fused tile may use */
-  bool          gray_off;           /* one channel on the general kernels (GBLUR_CUDA_NO_GRAY) */
+  bool          gray_off;           /* one channel on the general kernels, no small-radius RGBA kernel (GBLUR_CUDA_NO_GRAY) */
   bool          mma_off;            /* u8 without the tensor cores (GBLUR_CUDA_NO_MMA, or < sm_80) */
   cudaStream_t  stream[SETS];
   cudaEvent_t   done[SETS];
@@ -336,8 +340,18 @@ mma_takes (const gblur_cuda *cuda, const gblur_job *job)
                        : channels == 4 && job->radius_x >= MMA_RGBA_MIN_RADIUS;
 }
 
+/* Whether the small-radius RGBA kernel takes the job: 8-bit RGBA stored as
+ * is, the same taps on both axes, radius up to RGBA_SMALL_MAX_RADIUS (the
+ * kernel also needs word-aligned images, or it declines the tile). */
+static bool
+rgba_small_takes (const gblur_cuda *cuda, const gblur_job *job)
+{
+  return !cuda->gray_off && job->src->sample == GBLUR_U8 && job->src->channels == 4 && job->flags == 0
+         && gblur_job_isotropic (job) && job->radius_x <= RGBA_SMALL_MAX_RADIUS;
+}
+
 /* Queues the tile's kernels: the first path of the header's list that
- * takes it.  The gray and tensor-core kernels use one set of taps (wx, rx)
+ * takes it.  The small RGBA, gray and tensor-core kernels use one set of taps (wx, rx)
  * for both passes: only for a job with the same taps on both axes. */
 static cudaError_t
 launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, cudaStream_t stream)
@@ -346,6 +360,12 @@ launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, c
   const int          channels = job->src->channels;
   cudaError_t        e;
 
+  if (rgba_small_takes (cuda, job))
+    {
+      e = launch_rgba_small (t, job->weights_x, stream);
+      if (e != cudaErrorNotSupported)
+        return e;
+    }
   if (mma_takes (cuda, job))
     {
       e = launch_mma (t, channels, stream);

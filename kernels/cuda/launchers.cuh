@@ -34,4 +34,11 @@ cudaError_t launch_gray (const cuda_tile &t, gblur_sample sample, const float *h
 #define MMA_MAX_RADIUS 512
 cudaError_t launch_mma (const cuda_tile &t, int channels, cudaStream_t stream);
 
+/* kernels-rgba.cu: u8 RGBA stored as is, the same taps on both axes
+ * (tile_same_taps), radius 1..RGBA_SMALL_MAX_RADIUS, in one fused pass, the
+ * taps in the kernel parameters (from host_weights[0..t.rx]); src, dst and
+ * their pitches 4-byte aligned. */
+#define RGBA_SMALL_MAX_RADIUS 12
+cudaError_t launch_rgba_small (const cuda_tile &t, const float *host_weights, cudaStream_t stream);
+
 #endif
