@@ -18,10 +18,19 @@
 #      tests/gimp/batch_test.py's PROFILES): the plug-in's
 #      batch suite inside that GIMP with the CUDA backend forced, then its
 #      speed against GIMP's own blur with the automatic and the CPU backend
-#      (tests/gimp/perf-on-gpu.sh).
+#      (tests/gimp/perf-on-gpu.sh),
+#   6. with GIMP3_BUNDLE set (a relocatable GIMP 3.0, make-gimp3-bundle.sh,
+#      with GIMP's own file-tiff packed: -P) and GIMP3_BIN (cuda-gaussian-blur,
+#      cuda-gaussian-blur.so, the twins of perf-on-gpu.sh, built in the
+#      bundle's chroot with --with-gimp=3 --with-cuda-arch=90 and stripped;
+#      GIMP3_BIN/icc the ICC profiles): the batch suite inside that GIMP with
+#      the CUDA backend forced, once with the procedure on its own pixel path
+#      (no operation installed) and once through the operation in GIMP's
+#      process, then perf-on-gpu.sh.
 # Logs go to $LOGDIR (default build-gpu/).  Exit status: non-zero if any
 # suite or sanitizer run failed.
-#   tests/gpu-check.sh [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]
+#   tests/gpu-check.sh [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]
+# (--no-suites: not steps 1 and 2, for a run of the GIMP steps alone)
 set -u
 cd "$(dirname "$0")/.."
 BUILD=build-gpu
@@ -29,14 +38,15 @@ LOGDIR=${LOGDIR:-$BUILD}
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null 2>&1 || NVCC=/usr/local/cuda/bin/nvcc
 ARCH=${GPU_ARCH:-native}
-bench=1 sanitize=1 huge=1 build_only=0
+suites=1 bench=1 sanitize=1 huge=1 build_only=0
 for a in "$@"; do
   case $a in
+    --no-suites) suites=0; huge=0 ;;
     --no-bench) bench=0 ;;
     --no-sanitizer) sanitize=0 ;;
     --no-huge) huge=0 ;;
     --build-only) build_only=1 ;;
-    *) echo "usage: $0 [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$BUILD" "$LOGDIR"
@@ -89,14 +99,18 @@ run () { # name, command...
   [ $rc -eq 0 ] || { echo "!! $name failed (exit $rc)"; status=1; }
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null
-run suite-cuda "$BUILD/test-engine" --backend cuda
-# one-channel images again through the general kernels (the fast path is the default)
-run suite-cuda-general env GBLUR_CUDA_NO_GRAY=1 "$BUILD/test-engine" --backend cuda --quick
-# 8-bit gray at radii > 8 and RGBA stored as is on the FP32 kernels instead of the tensor cores
-run suite-cuda-fp32-gray env GBLUR_CUDA_NO_MMA=1 "$BUILD/test-engine" --backend cuda --quick
-run suite-cpu "$BUILD/test-engine" --backend cpu
-run faults-cuda "$BUILD/test-faults" --backend cuda
-run faults-cpu "$BUILD/test-faults" --backend cpu
+if [ $suites = 1 ]; then
+  run suite-cuda "$BUILD/test-engine" --backend cuda
+  # one-channel images on the general kernels, small-radius RGBA8 on the tensor cores
+  run suite-cuda-general env GBLUR_CUDA_NO_GRAY=1 "$BUILD/test-engine" --backend cuda --quick
+  # 8-bit gray at radii > 8 and RGBA stored as is on the FP32 kernels instead of the tensor cores
+  run suite-cuda-fp32-gray env GBLUR_CUDA_NO_MMA=1 "$BUILD/test-engine" --backend cuda --quick
+  # everything on the general kernels
+  run suite-cuda-general-only env GBLUR_CUDA_NO_GRAY=1 GBLUR_CUDA_NO_MMA=1 "$BUILD/test-engine" --backend cuda --quick
+  run suite-cpu "$BUILD/test-engine" --backend cpu
+  run faults-cuda "$BUILD/test-faults" --backend cuda
+  run faults-cpu "$BUILD/test-faults" --backend cpu
+fi
 if [ $huge = 1 ]; then
   run huge-cuda "$BUILD/huge-image" --backend cuda
   run huge-cpu "$BUILD/huge-image" --backend cpu
@@ -133,5 +147,24 @@ if [ -n "${GIMP210_BUNDLE:-}" ]; then
       ICC_PROFILE_DIRS="$GIMP210_BIN/icc" LANG=C.UTF-8 tests/gimp/run-batch-tests.sh 2 "$BUILD/gimp210"
   run gimp210-perf env PERF_BACKENDS="${PERF_BACKENDS:-auto cpu}" \
       tests/gimp/perf-on-gpu.sh "$GIMP210_BUNDLE" "$GIMP210_BIN" "$LOGDIR/gimp210-perf"
+fi
+if [ -n "${GIMP3_BUNDLE:-}" ]; then
+  module=/opt/gimp3/lib/gegl-0.4/cuda-gaussian-blur.so
+  # file-tiff, packed into the bundle's own profile (-P), joins GIMP's plug-ins:
+  # the suite runs in a profile of its own.
+  mkdir -p /opt "$BUILD/gimp3/plugin" && tar -xJf "$GIMP3_BUNDLE" -C /opt && rm -f "$module" \
+    && cp -r /opt/gimp3/profile/plug-ins/file-tiff /opt/gimp3/lib/gimp/3.0/plug-ins/ \
+    && cp "$GIMP3_BIN/cuda-gaussian-blur" "$BUILD/gimp3/plugin/" || status=1
+  gimp3_batch () { # name
+    run "$1" env GBLUR_BACKEND=cuda CUDA_GBLUR_VERBOSE=1 GIMP3_CONSOLE=/opt/gimp3/run-gimp.sh PYTHON=python3 \
+        ICC_PROFILE_DIRS="$GIMP3_BIN/icc" LANG=C.UTF-8 tests/gimp/run-batch-tests.sh 3.0 "$BUILD/gimp3"
+  }
+  # The bundle's GEGL_PATH holds only its own folder: without the module
+  # there, the procedure takes its pixel path.
+  gimp3_batch gimp3-batch-cuda-pixel-path
+  cp "$GIMP3_BIN/cuda-gaussian-blur.so" "$module" || status=1
+  gimp3_batch gimp3-batch-cuda-operation
+  run gimp3-perf env PERF_BACKENDS="${PERF_BACKENDS:-cuda cpu}" \
+      tests/gimp/perf-on-gpu.sh "$GIMP3_BUNDLE" "$GIMP3_BIN" "$LOGDIR/gimp3-perf"
 fi
 exit $status

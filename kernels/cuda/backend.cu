@@ -598,6 +598,10 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
   {
     int reg_cols = tiling.tile_w + 2 * job->radius_x < img_w ? tiling.tile_w + 2 * job->radius_x : img_w;
     CHECK (cudaSetDevice (cuda->device));
+    /* Our streams do not wait for the default stream: a cudaMemcpy from
+     * pageable memory returns before its copy lands, so wait for what the
+     * caller queued there (gblur.h). */
+    CHECK (cudaStreamSynchronize (cudaStreamLegacy));
     CHECK_FAULT (alloc_fault (&cuda->mid[0], &cuda->mid_cap[0], faults, &n_alloc),
                  reserve (&cuda->mid[0], &cuda->mid_cap[0], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)),
                  "device allocation %d", n_alloc);

@@ -1,5 +1,7 @@
 # Sourced by the GIMP test scripts: which GIMP to test, how to run it, and
-# waits that always end.  Needs $top (the source tree).
+# waits that always end.  Needs $top (the source tree).  GIMP 3 runs in its
+# Debian chroot, or, with GIMP3_CONSOLE set (the GPU machine's relocatable
+# bundle: its run-gimp.sh), that program on this machine.
 
 # gimp_version ARG: sets version (2, 3.0 or 3.2), major (2 or 3) and release
 # (what GIMP says of itself).  GIMP 2.10
@@ -18,6 +20,7 @@ gimp_version () {
 # The release that runs, as GIMP says it ("GNU Image Manipulation Program version 3.2.6").
 gimp_release () {
   if [ "$major" = 2 ]; then timeout 60 ${GIMP2_CONSOLE:-gimp-console-2.10} --version 2>/dev/null
+  elif [ -n "${GIMP3_CONSOLE:-}" ]; then timeout 60 "$GIMP3_CONSOLE" --version 2>/dev/null
   else GIMP3_CHROOT_BIND= timeout 600 "$top/tests/gimp3-chroot.sh" "$version" "$(gimp_binary console)" --version
   fi | tail -n 1
 }
@@ -26,11 +29,16 @@ gimp_release () {
 gimp_binary () {
   case $version in
     2) [ "$1" = console ] && echo gimp-console-2.10 || echo gimp-2.10 ;;
-    *) [ "$1" = console ] && echo "gimp-console-$version" || echo "gimp-$version" ;;
+    *) if [ "$1" = console ] && [ -n "${GIMP3_CONSOLE:-}" ]; then echo "$GIMP3_CONSOLE"
+       elif [ "$1" = console ]; then echo "gimp-console-$version"
+       else echo "gimp-$version"; fi ;;
   esac
 }
 
-gimp_where () { [ "$major" = 2 ] && echo "on this machine" || echo "in the chroot of tests/gimp3-chroot.sh $version"; }
+gimp_where () {
+  if [ "$major" = 2 ] || [ -n "${GIMP3_CONSOLE:-}" ]; then echo "on this machine"
+  else echo "in the chroot of tests/gimp3-chroot.sh $version"; fi
+}
 
 # gimprc_quiet PROFILE: no tips, no restored session, no welcome window
 # (GIMP 2.10 refuses the whole file for an option it does not know).
@@ -44,11 +52,13 @@ gimprc_quiet () {
 GIMP_RUN_LIMIT=${GIMP_RUN_LIMIT:-900}
 
 # in_gimp3 BIND SCRIPT: runs SCRIPT with sh in the GIMP 3 chroot, with BIND
-# (a folder of this machine) visible at the same path; bounded by
-# GIMP_RUN_LIMIT (timeout signals the whole process group: GIMP and its
-# plug-ins too).
+# (a folder of this machine) visible at the same path (with GIMP3_CONSOLE:
+# here); bounded by GIMP_RUN_LIMIT (timeout signals the whole process group:
+# GIMP and its plug-ins too).
 in_gimp3 () {
-  GIMP3_CHROOT_BIND=$1 timeout -k 10 "$GIMP_RUN_LIMIT" "$top/tests/gimp3-chroot.sh" "$version" sh -c "$2"
+  if [ -n "${GIMP3_CONSOLE:-}" ]; then timeout -k 10 "$GIMP_RUN_LIMIT" sh -c "$2"
+  else GIMP3_CHROOT_BIND=$1 timeout -k 10 "$GIMP_RUN_LIMIT" "$top/tests/gimp3-chroot.sh" "$version" sh -c "$2"
+  fi
 }
 
 # gimp3_build BIND WHERE DEFAULT: the plug-in built for GIMP $version, in a

@@ -9,9 +9,12 @@
 #                                              afresh in /build-gimp3.x
 #   tests/gimp/run-batch-tests.sh 3.0 --installed   GIMP 3.0 with the plug-in installed
 #                                              in the chroot (its Debian package)
-# Prints one line per case and ends with "N passed, N failed".  GIMP 2.10
-# elsewhere (the GPU machine's relocatable bundle, tests/gpu-check.sh):
-# GIMP2_CONSOLE names its gimp-console, PYTHON a python3 with numpy and Pillow.
+#   tests/gimp/run-batch-tests.sh 3.0 BUILDDIR   with GIMP3_CONSOLE set: that GIMP 3,
+#                                              with the plug-in built in BUILDDIR
+# Prints one line per case and ends with "N passed, N failed".  GIMP
+# elsewhere (the GPU machine's relocatable bundles, tests/gpu-check.sh):
+# GIMP2_CONSOLE or GIMP3_CONSOLE names its gimp-console (the bundle's
+# run-gimp.sh), PYTHON a python3 with numpy and Pillow.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -36,7 +39,10 @@ case $version in
     rc=$?
     ;;
   *)
-    if [ "$build" != --installed ]; then
+    if [ -n "${GIMP3_CONSOLE:-}" ]; then
+      [ -n "$build" ] || { echo "BUILDDIR needed with GIMP3_CONSOLE" >&2; exit 2; }
+      cp "$build/plugin/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur/" || exit 1
+    elif [ "$build" != --installed ]; then
       gimp3_build "$work" - /build-gimp$version &&
         in_gimp3 "$work" "cp $plugin_dir/plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/" || exit 1
     fi
@@ -56,9 +62,11 @@ if [ -n "$oneliner" ]; then
     2) tmp=/tmp; mkdir -p "$work/bin"
        [ -n "${GIMP2_CONSOLE:-}" ] && ln -s "$GIMP2_CONSOLE" "$work/bin/gimp-console-2.10"
        run_line () { GIMP2_DIRECTORY=$profile PATH=$work/bin:$PATH timeout -k 10 300 sh -c "$oneliner"; } ;;
-    # Word for word but the folder: /tmp is the chroot's own.
-    *) tmp=$work; oneliner=$(echo "$oneliner" | sed "s|/tmp/|$work/|g")
-       run_line () { in_gimp3 "$work" "GIMP3_DIRECTORY=$profile $oneliner"; } ;;
+    # Word for word but the folder: /tmp is the chroot's own (and
+    # GIMP3_CONSOLE under the README's name).
+    *) tmp=$work; oneliner=$(echo "$oneliner" | sed "s|/tmp/|$work/|g"); mkdir -p "$work/bin"
+       [ -n "${GIMP3_CONSOLE:-}" ] && ln -s "$GIMP3_CONSOLE" "$work/bin/${oneliner%% *}"
+       run_line () { in_gimp3 "$work" "PATH=$work/bin:\$PATH GIMP3_DIRECTORY=$profile $oneliner"; } ;;
   esac
   cp "$work/gray8.png" "$tmp/in.png" && rm -f "$tmp/out.png"
   echo "== README one-liner: $oneliner" >>"$work/log"
@@ -72,6 +80,9 @@ if grep -q "batch command experienced an execution error" "$work/log"; then
   echo "FAIL: the batch script itself failed:"; grep -B2 -A5 "execution error" "$work/log" | head -n 30
   rc=1
 fi
+# Where GIMP 3's procedure blurred (with CUDA_GBLUR_VERBOSE set).
+[ "$major" = 3 ] && grep -q "^cuda-gaussian-blur: " "$work/log" &&
+  echo "== the procedure merged the operation in $(grep -c "merged cuda:gaussian-blur" "$work/log") calls"
 $PY "$here/batch_test.py" check "$major" "$work" "$work/log"
 check=$?
 if [ $rc -ne 0 ] || [ $check -ne 0 ]; then
