@@ -1136,6 +1136,7 @@ test_cuda_specific (gblur_engine *engine)
           gblur_image ds = src, dd = src;
           ds.data = d_src + 1;
           dd.data = d_dst + 1;
+          cudaMemset (d_dst, POISON, size + 1);   /* the padding, which the blur leaves */
           cudaMemcpy (d_src + 1, src.data, size, cudaMemcpyHostToDevice);
           gblur_status st = gblur_engine_run_device (engine, &ds, &dd, &params);
           check (st == GBLUR_OK, "run_device, odd address: %s", gblur_engine_last_error (engine));
