@@ -18,6 +18,29 @@ u8_to_float (unsigned v)
   return __uint_as_float (0x4B000000u | v) - 8388608.0f;
 }
 
+/* Byte c (0..3) of a word as a float 0..255, the same trick. */
+__device__ __forceinline__ float
+u8_byte_to_float (unsigned word, int c)
+{
+  return __uint_as_float (__byte_perm (word, 0x4B000000u, 0x7440 + c)) - 8388608.0f;
+}
+
+/* A sum in 0..255 rounded with the 1.5 * 2^23 trick: the low byte of the
+ * result is rint(v) (the sums of non-negative taps over 0..255 need no
+ * clamping). */
+__device__ __forceinline__ unsigned
+u8_round_bits (float v)
+{
+  return __float_as_uint (v + 12582912.0f);
+}
+
+/* The low bytes of four words as one word, b0's lowest. */
+__device__ __forceinline__ unsigned
+pack_low_bytes (unsigned b0, unsigned b1, unsigned b2, unsigned b3)
+{
+  return __byte_perm (__byte_perm (b0, b1, 0x0040), __byte_perm (b2, b3, 0x0040), 0x5410);
+}
+
 /* ---- the sRGB curve in float ---- */
 
 constexpr float SRGB_DECODE_KNEE = (float) GBLUR_SRGB_DECODE_KNEE;

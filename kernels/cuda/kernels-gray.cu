@@ -336,7 +336,7 @@ small_load8 (const SmallArgs &a, const unsigned char *row, int col, bool fast, c
               if constexpr (LINEAR)
                 v[i] = lut[(word >> (8 * (i & 3))) & 255];
               else
-                v[i] = __uint_as_float (__byte_perm (word, 0x4B000000u, 0x7440 + (i & 3))) - 8388608.0f;
+                v[i] = u8_byte_to_float (word, i & 3);
             }
         }
     }
@@ -403,10 +403,8 @@ small_stage8 (const SmallArgs &a, const float (&acc)[8], unsigned char *st)
         if constexpr (LINEAR)
           b[j] = gray_encode_u8<true> (a.t.encode_u8_threshold, acc[j]);
         else
-          b[j] = __float_as_uint (acc[j] + 12582912.0f);   /* low byte = rint(acc) */
-      const unsigned lo = __byte_perm (__byte_perm (b[0], b[1], 0x0040), __byte_perm (b[2], b[3], 0x0040), 0x5410);
-      const unsigned hi = __byte_perm (__byte_perm (b[4], b[5], 0x0040), __byte_perm (b[6], b[7], 0x0040), 0x5410);
-      *(uint2 *) st = make_uint2 (lo, hi);
+          b[j] = u8_round_bits (acc[j]);
+      *(uint2 *) st = make_uint2 (pack_low_bytes (b[0], b[1], b[2], b[3]), pack_low_bytes (b[4], b[5], b[6], b[7]));
     }
 }
 

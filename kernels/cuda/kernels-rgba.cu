@@ -14,9 +14,8 @@
  *      stride is 4 mod 32 words: no bank conflicts), rounds them and stores
  *      them as two 16-byte words.
  * Every tap is a constant operand: each radius is compiled on its own, the
- * taps in the kernel's parameters.  Results round with the 1.5 * 2^23 trick
- * (the sums of non-negative taps over 0..255 need no clamping), as the gray
- * kernels do. */
+ * taps in the kernel's parameters.  Bytes become floats and sums become
+ * bytes with the gray kernels' tricks (device-common.cuh). */
 #include "device-common.cuh"
 #include "launchers.cuh"
 
@@ -76,7 +75,7 @@ rgba_vertical (const RgbaArgs &a, int bx0, int by0, float *mid)
       float          v[4];
 #pragma unroll
       for (int c = 0; c < 4; c++)
-        v[c] = __uint_as_float (__byte_perm (word, 0x4B000000u, 0x7440 + c)) - 8388608.0f;
+        v[c] = u8_byte_to_float (word, c);
 #pragma unroll
       for (int j = 0; j < SEG; j++)
         if (i - j >= 0 && i - j <= 2 * R)
@@ -87,17 +86,6 @@ rgba_vertical (const RgbaArgs &a, int bx0, int by0, float *mid)
 #pragma unroll
   for (int j = 0; j < SEG; j++)
     *(float4 *) (mid + (seg * SEG + j) * Shape::S + 4 * g) = make_float4 (acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
-}
-
-/* Four rounded sums as one RGBA word. */
-__device__ __forceinline__ unsigned
-rgba_pack (const float (&acc)[4])
-{
-  unsigned b[4];
-#pragma unroll
-  for (int c = 0; c < 4; c++)
-    b[c] = __float_as_uint (acc[c] + 12582912.0f);            /* low byte = rint(acc) */
-  return __byte_perm (__byte_perm (b[0], b[1], 0x0040), __byte_perm (b[2], b[3], 0x0040), 0x5410);
 }
 
 /* Eight output pixels (words) to row oy, column ox of the tile's output. */
@@ -155,7 +143,8 @@ rgba_horizontal (const RgbaArgs &a, int bx0, int by0, const float *mid)
       unsigned word[8];
 #pragma unroll
       for (int j = 0; j < 8; j++)
-        word[j] = rgba_pack (acc[j]);
+        word[j] = pack_low_bytes (u8_round_bits (acc[j][0]), u8_round_bits (acc[j][1]), u8_round_bits (acc[j][2]),
+                                  u8_round_bits (acc[j][3]));
       rgba_store8 (a, by0 + y - a.t.rect.out_y0, bx0 + 8 * q - a.t.rect.out_x0, word);
     }
 }
