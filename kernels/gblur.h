@@ -166,9 +166,9 @@ gblur_status  gblur_engine_run_window (gblur_engine       *engine,
 
 /* Both images in device memory (CUDA backend only): for the benchmark and
  * for callers that keep their pixels on the GPU.  The engine first waits
- * for the work queued on the default stream (a cudaMemcpy that filled src
- * included); work on the caller's own non-blocking streams must be finished.
- * dst is complete on return. */
+ * for the work queued on the (legacy) default stream, a cudaMemcpy that
+ * filled src included; work on the caller's own non-blocking streams, or on
+ * per-thread default streams, must be finished.  dst is complete on return. */
 gblur_status  gblur_engine_run_device (gblur_engine       *engine,
                                        const gblur_image  *src,
                                        gblur_image        *dst,

@@ -30,7 +30,8 @@
 # Logs go to $LOGDIR (default build-gpu/).  Exit status: non-zero if any
 # suite or sanitizer run failed.
 #   tests/gpu-check.sh [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]
-# (--no-suites: not steps 1 and 2, for a run of the GIMP steps alone)
+# (--no-suites: not steps 1 and 2; with --no-sanitizer --no-bench as well,
+# only the GIMP steps run)
 set -u
 cd "$(dirname "$0")/.."
 BUILD=build-gpu
@@ -155,15 +156,20 @@ if [ -n "${GIMP3_BUNDLE:-}" ]; then
   mkdir -p /opt "$BUILD/gimp3/plugin" && tar -xJf "$GIMP3_BUNDLE" -C /opt && rm -f "$module" \
     && cp -r /opt/gimp3/profile/plug-ins/file-tiff /opt/gimp3/lib/gimp/3.0/plug-ins/ \
     && cp "$GIMP3_BIN/cuda-gaussian-blur" "$BUILD/gimp3/plugin/" || status=1
-  gimp3_batch () { # name
+  gimp3_batch () { # name, how many calls must merge the operation: none|some
     run "$1" env GBLUR_BACKEND=cuda CUDA_GBLUR_VERBOSE=1 GIMP3_CONSOLE=/opt/gimp3/run-gimp.sh PYTHON=python3 \
         ICC_PROFILE_DIRS="$GIMP3_BIN/icc" LANG=C.UTF-8 tests/gimp/run-batch-tests.sh 3.0 "$BUILD/gimp3"
+    merged=$(sed -n 's/^== the procedure merged the operation in \([0-9]*\) calls$/\1/p' "$LOGDIR/$1.log")
+    case $2:${merged:-none} in
+      none:0|some:[1-9]*) ;;
+      *) echo "!! $1: the procedure merged the operation in ${merged:-no} calls, expected $2"; status=1 ;;
+    esac
   }
   # The bundle's GEGL_PATH holds only its own folder: without the module
   # there, the procedure takes its pixel path.
-  gimp3_batch gimp3-batch-cuda-pixel-path
+  gimp3_batch gimp3-batch-cuda-pixel-path none
   cp "$GIMP3_BIN/cuda-gaussian-blur.so" "$module" || status=1
-  gimp3_batch gimp3-batch-cuda-operation
+  gimp3_batch gimp3-batch-cuda-operation some
   run gimp3-perf env PERF_BACKENDS="${PERF_BACKENDS:-cuda cpu}" \
       tests/gimp/perf-on-gpu.sh "$GIMP3_BUNDLE" "$GIMP3_BIN" "$LOGDIR/gimp3-perf"
 fi

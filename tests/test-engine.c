@@ -363,6 +363,8 @@ test_tiling (void)
                    3, 5, 0, "tiling");
         blur_case (engine, 257, 149, 1, GBLUR_U8, 10, 0, 0, 0, 1, "tiling");
         blur_case (engine, 263, 141, 4, GBLUR_U8, 9, 0, 0, 0, 1, "tiling");   /* CUDA: tensor cores */
+        blur_case (engine, 263, 141, 4, GBLUR_U8, 1, 0, 0, 0, 0, "tiling");   /* CUDA: one pass, r 3 */
+        blur_case (engine, 211, 77, 4, GBLUR_U8, 3.9, 0, 0, 0, 1, "tiling");  /* one pass, r 12 */
         blur_case (engine, 97, 211, 3, GBLUR_U16, 7, GBLUR_LINEAR_LIGHT, 2, 0, 0, "tiling");
         blur_case (engine, 150, 90, 2, GBLUR_F32, 4, GBLUR_PREMULTIPLY_ALPHA, 0, 4, 0, "tiling");
         /* a sigma per axis: the halo is radius_y rows and radius_x columns */
@@ -451,7 +453,7 @@ test_rgba8 (gblur_engine *engine)
 }
 
 /* 8-bit RGBA at each radius of CUDA's small-radius kernel (1..12) and the
- * first past it: widths and heights on both sides of its tiles' (56, 48 or
+ * first past it: widths and heights on both sides of its tiles' (56, 112 or
  * 104 pixels by 32 rows), so every edge of a block and of the image is hit. */
 static void
 test_rgba8_small_radii (gblur_engine *engine)
@@ -467,6 +469,22 @@ test_rgba8_small_radii (gblur_engine *engine)
         blur_case (engine, sizes[si][0], sizes[si][1], 4, GBLUR_U8, (r - 0.5) / 3.0, 0, si % 2 ? 4 : 0,
                    si % 3 ? 0 : 8, (int) (si + r) % 2, "rgba8 small radius");
       }
+  /* windows: the region's origin and the output's inside the image */
+  static const int radii[] = { 1, 12, 4, 5, 8, 9 };
+  for (size_t i = 0; i < (quick ? 2 : sizeof radii / sizeof radii[0]); i++)
+    {
+      gblur_image  src = make_image (150 + 9 * (int) i, 70, 4, GBLUR_U8, 0, (int) i % 2);
+      gblur_image  part = make_poisoned (90 + (int) i, 40, &src, i % 2 ? 4 : 0);
+      gblur_params params = { .sigma = (radii[i] - 0.5) / 3.0 };
+      gblur_status st;
+      double       e = window_error (engine, &src, 13 + (int) i, 7, &part, &params, NULL, &st);
+
+      check (st == GBLUR_OK && e >= 0 && e <= tolerance (GBLUR_U8),
+             "rgba8 small radius %d, window %dx%d at (%d,7): status %d, max error %g",
+             radii[i], part.width, part.height, 13 + (int) i, st, e);
+      free (src.data);
+      free (part.data);
+    }
 }
 
 /* A window of the source blurred on its own equals that window of the

@@ -23,7 +23,8 @@
  * them included) goes to the general kernels, which take per-axis taps.
  * So that tests can reach each kernel: GBLUR_CUDA_NO_MMA skips the tensor
  * cores; GBLUR_CUDA_NO_GRAY puts one channel on the general kernels and
- * skips the small-radius RGBA kernel (the tensor cores then take RGBA);
+ * skips the small-radius RGBA kernel (the tensor cores, sm_80+, then take
+ * RGBA);
  * GBLUR_CUDA_NO_FUSED skips the fused general kernel. */
 #include "launchers.cuh"
 
@@ -41,6 +42,7 @@ struct gblur_cuda {
   int           device;
   char          name[256];
   size_t        fused_shared_limit; /* dynamic shared memory a fused tile may use */
+  size_t        shared_optin;       /* the most dynamic shared memory a block may have */
   bool          gray_off;           /* one channel on the general kernels, no small-radius RGBA kernel (GBLUR_CUDA_NO_GRAY) */
   bool          mma_off;            /* u8 without the tensor cores (GBLUR_CUDA_NO_MMA, or < sm_80) */
   cudaStream_t  stream[SETS];
@@ -137,6 +139,7 @@ gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
    * halo would dominate anyway) take the two-kernel path. */
   cuda->fused_shared_limit = prop.sharedMemPerBlockOptin < ((size_t) 160 << 10)
                                ? prop.sharedMemPerBlockOptin : ((size_t) 160 << 10);
+  cuda->shared_optin = prop.sharedMemPerBlockOptin;
   if (settings->cuda_no_fused)   /* to time or test the fallback alone */
     cuda->fused_shared_limit = 0;
   cuda->gray_off = settings->cuda_no_gray;
@@ -362,7 +365,7 @@ launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, c
 
   if (rgba_small_takes (cuda, job))
     {
-      e = launch_rgba_small (t, job->weights_x, stream);
+      e = launch_rgba_small (t, job->weights_x, cuda->shared_optin, stream);
       if (e != cudaErrorNotSupported)
         return e;
     }

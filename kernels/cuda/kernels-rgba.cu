@@ -165,16 +165,18 @@ rgba_tile_small (const __grid_constant__ RgbaArgs a)
 
 template <int R>
 static cudaError_t
-launch_rgba_radius (const RgbaArgs &a, cudaStream_t stream)
+launch_rgba_radius (const RgbaArgs &a, size_t shared_limit, cudaStream_t stream)
 {
   using Shape = RgbaShape<R>;
   dim3 grid ((a.t.rect.out_w + Shape::TW - 1) / Shape::TW, (a.t.rect.out_h + RGBA_TH - 1) / RGBA_TH);
 
+  if (Shape::SHARED > shared_limit)
+    return cudaErrorNotSupported;
   return launch_with_smem<rgba_tile_small<R>> (grid, RGBA_THREADS, Shape::SHARED, stream, a);
 }
 
 cudaError_t
-launch_rgba_small (const cuda_tile &t, const float *host_weights, cudaStream_t stream)
+launch_rgba_small (const cuda_tile &t, const float *host_weights, size_t shared_limit, cudaStream_t stream)
 {
   RgbaArgs a;
 
@@ -189,17 +191,17 @@ launch_rgba_small (const cuda_tile &t, const float *host_weights, cudaStream_t s
     a.w[k] = host_weights[k];
   switch (t.rx)
     {
-    case 1: return launch_rgba_radius<1> (a, stream);
-    case 2: return launch_rgba_radius<2> (a, stream);
-    case 3: return launch_rgba_radius<3> (a, stream);
-    case 4: return launch_rgba_radius<4> (a, stream);
-    case 5: return launch_rgba_radius<5> (a, stream);
-    case 6: return launch_rgba_radius<6> (a, stream);
-    case 7: return launch_rgba_radius<7> (a, stream);
-    case 8: return launch_rgba_radius<8> (a, stream);
-    case 9: return launch_rgba_radius<9> (a, stream);
-    case 10: return launch_rgba_radius<10> (a, stream);
-    case 11: return launch_rgba_radius<11> (a, stream);
-    default: return launch_rgba_radius<12> (a, stream);
+    case 1: return launch_rgba_radius<1> (a, shared_limit, stream);
+    case 2: return launch_rgba_radius<2> (a, shared_limit, stream);
+    case 3: return launch_rgba_radius<3> (a, shared_limit, stream);
+    case 4: return launch_rgba_radius<4> (a, shared_limit, stream);
+    case 5: return launch_rgba_radius<5> (a, shared_limit, stream);
+    case 6: return launch_rgba_radius<6> (a, shared_limit, stream);
+    case 7: return launch_rgba_radius<7> (a, shared_limit, stream);
+    case 8: return launch_rgba_radius<8> (a, shared_limit, stream);
+    case 9: return launch_rgba_radius<9> (a, shared_limit, stream);
+    case 10: return launch_rgba_radius<10> (a, shared_limit, stream);
+    case 11: return launch_rgba_radius<11> (a, shared_limit, stream);
+    default: return launch_rgba_radius<12> (a, shared_limit, stream);
     }
 }

@@ -37,8 +37,10 @@ cudaError_t launch_mma (const cuda_tile &t, int channels, cudaStream_t stream);
 /* kernels-rgba.cu: u8 RGBA stored as is, the same taps on both axes
  * (tile_same_taps), radius 1..RGBA_SMALL_MAX_RADIUS, in one fused pass, the
  * taps in the kernel parameters (from host_weights[0..t.rx]); src, dst and
- * their pitches 4-byte aligned. */
+ * their pitches 4-byte aligned, and at most shared_limit bytes of shared
+ * memory (radii past 4 need 66 KB: not on sm_75). */
 #define RGBA_SMALL_MAX_RADIUS 12
-cudaError_t launch_rgba_small (const cuda_tile &t, const float *host_weights, cudaStream_t stream);
+cudaError_t launch_rgba_small (const cuda_tile &t, const float *host_weights, size_t shared_limit,
+                               cudaStream_t stream);
 
 #endif

@@ -66,6 +66,9 @@ in_gimp3 () {
 # make; the CUDA backend for one GPU architecture, to save time), another
 # WHERE is a folder where an earlier suite built it.  Sets plugin_dir.
 gimp3_build () {
+  if [ -n "${GIMP3_CONSOLE:-}" ]; then   # it would build on this machine, in /
+    echo "FAIL: no plug-in build for GIMP3_CONSOLE (give the suite a BUILDDIR)"; return 1
+  fi
   plugin_dir=$2
   if [ "$2" != - ]; then
     in_gimp3 "$1" "test -x $2/plugin/cuda-gaussian-blur" && return 0
