@@ -329,28 +329,37 @@ tile_at (const gblur_cuda *cuda, const gblur_job *job, const gblur_tiling *tilin
   return t;
 }
 
-/* Whether the tensor cores take the job (the header's list): 8-bit samples
- * stored as is, the same taps on both axes; gray past the radii that the
- * unrolled gray kernels serve faster, RGBA from MMA_RGBA_MIN_RADIUS. */
+/* 8-bit samples stored as is (no sRGB curve, no premultiplied alpha), the
+ * same taps on both axes: what the tensor cores and the small-radius RGBA
+ * kernel serve. */
+static bool
+u8_as_is_isotropic (const gblur_job *job)
+{
+  return job->src->sample == GBLUR_U8 && job->flags == 0 && gblur_job_isotropic (job);
+}
+
+/* Whether the tensor cores take the job (the header's list): gray past the
+ * radii that the unrolled gray kernels serve faster, RGBA from
+ * MMA_RGBA_MIN_RADIUS. */
 static bool
 mma_takes (const gblur_cuda *cuda, const gblur_job *job)
 {
   const int channels = job->src->channels;
 
-  if (cuda->mma_off || job->src->sample != GBLUR_U8 || job->flags != 0 || !gblur_job_isotropic (job))
+  if (cuda->mma_off || !u8_as_is_isotropic (job))
     return false;
   return channels == 1 ? !cuda->gray_off && job->radius_x > GRAY_EXACT_RADIUS
                        : channels == 4 && job->radius_x >= MMA_RGBA_MIN_RADIUS;
 }
 
-/* Whether the small-radius RGBA kernel takes the job: 8-bit RGBA stored as
- * is, the same taps on both axes, radius up to RGBA_SMALL_MAX_RADIUS (the
- * kernel also needs word-aligned images, or it declines the tile). */
+/* Whether the small-radius RGBA kernel takes the job: RGBA up to
+ * RGBA_SMALL_MAX_RADIUS (the kernel also needs word-aligned images, or it
+ * declines the tile). */
 static bool
 rgba_small_takes (const gblur_cuda *cuda, const gblur_job *job)
 {
-  return !cuda->gray_off && job->src->sample == GBLUR_U8 && job->src->channels == 4 && job->flags == 0
-         && gblur_job_isotropic (job) && job->radius_x <= RGBA_SMALL_MAX_RADIUS;
+  return !cuda->gray_off && u8_as_is_isotropic (job) && job->src->channels == 4
+         && job->radius_x <= RGBA_SMALL_MAX_RADIUS;
 }
 
 /* Queues the tile's kernels: the first path of the header's list that

@@ -5,10 +5,19 @@
 #define GBLUR_CUDA_DEVICE_COMMON_CUH
 
 #include "gblur-internal.h"
+#include "tile.cuh"
 
 __device__ __forceinline__ int clampi (int v, int lo, int hi) { return min (max (v, lo), hi); }
 
 __device__ __forceinline__ float clamp01 (float v) { return fminf (fmaxf (v, 0.0f), 1.0f); }
+
+/* Byte offset in t.src of the region's row nearest to image row y (rows
+ * past the region's edges clamp to them). */
+__device__ __forceinline__ size_t
+tile_row_offset (const cuda_tile &t, int y)
+{
+  return (size_t) (clampi (y, t.rect.reg_y0, t.rect.reg_y0 + t.rect.reg_h - 1) - t.rect.reg_y0) * t.src_pitch;
+}
 
 /* u8 sample -> float 0..255 without the slow int-to-float unit: the byte
  * becomes the low mantissa bits of 2^23. */

@@ -82,13 +82,6 @@ gray_load_lut (const cuda_tile &t, float *lut)
   __syncthreads ();
 }
 
-/* Byte offset of the row of the region nearest to image row y. */
-__device__ __forceinline__ size_t
-gray_row_offset (const cuda_tile &t, int y)
-{
-  return (size_t) (clampi (y, t.rect.reg_y0, t.rect.reg_y0 + t.rect.reg_h - 1) - t.rect.reg_y0) * t.src_pitch;
-}
-
 /* acc[j] += tap(k0 + u - j) * v[u] for u, j in 0..7: one block of 8 inputs
  * starting at input k0 into 8 outputs; 15 taps cover it. */
 template <int NC>
@@ -135,7 +128,7 @@ gray_vertical (const GrayArgs &a, int rp, int bx0, int by0, const float *lut, fl
 #pragma unroll
       for (int i = 0; i < SEG + 2 * RB; i++)
         {
-          const size_t off = gray_row_offset (t, row0 + i);
+          const size_t off = tile_row_offset (t, row0 + i);
           float v[4];
 #pragma unroll
           for (int c = 0; c < 4; c++)
@@ -157,7 +150,7 @@ gray_vertical (const GrayArgs &a, int rp, int bx0, int by0, const float *lut, fl
 #pragma unroll
           for (int u = 0; u < 8; u++)
             {
-              const size_t off = gray_row_offset (t, row0 + i0 + u);
+              const size_t off = tile_row_offset (t, row0 + i0 + u);
 #pragma unroll
               for (int c = 0; c < 4; c++)
                 v[u][c] = gray_load<T, LINEAR> (col[c] + off, 0, lut);
@@ -364,7 +357,7 @@ small_vertical (const SmallArgs &a, int by0, int strip0, const float *lut, float
 #pragma unroll
   for (int i = 0; i < SEG + 2 * R; i++)
     {
-      const unsigned char *row = a.t.src + gray_row_offset (a.t, row0 + i);
+      const unsigned char *row = a.t.src + tile_row_offset (a.t, row0 + i);
       float v[8];
       small_load8<T, LINEAR> (a, row, strip0 + 8 * g, fast, lut, v);
 #pragma unroll

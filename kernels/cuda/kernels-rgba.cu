@@ -70,8 +70,7 @@ rgba_vertical (const RgbaArgs &a, int bx0, int by0, float *mid)
 #pragma unroll
   for (int i = 0; i < SEG + 2 * R; i++)
     {
-      const int      y = clampi (row0 + i, t.rect.reg_y0, t.rect.reg_y0 + t.rect.reg_h - 1) - t.rect.reg_y0;
-      const unsigned word = __ldg ((const unsigned *) (col + (size_t) y * t.src_pitch));
+      const unsigned word = __ldg ((const unsigned *) (col + tile_row_offset (t, row0 + i)));
       float          v[4];
 #pragma unroll
       for (int c = 0; c < 4; c++)
