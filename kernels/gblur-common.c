@@ -77,14 +77,24 @@ static void
 srgb_tables_build (void)
 {
   for (int i = 0; i < 256; i++)
-    srgb_tables.decode_u8[i] = (float) gblur_srgb_to_linear (i / 255.0);
+    {
+      srgb_tables.decode_u8[i] = (float) gblur_srgb_to_linear (i / 255.0);
+      srgb_tables.scale_u8[i] = i * (1.0f / 255.0f);
+    }
   /* Code k+1 wins over k when the encoded value reaches k + 0.5. */
   for (int k = 0; k < 255; k++)
     srgb_tables.encode_u8_threshold[k] = (float) gblur_srgb_to_linear ((k + 0.5) / 255.0);
+  for (int k = 0; k < 255; k++)
+    srgb_tables.encode_u8_next[k] = srgb_tables.encode_u8_threshold[k];
+  srgb_tables.encode_u8_next[255] = INFINITY;
+  for (int i = 0, code = 0; i <= 4096; i++)
+    {
+      while (srgb_tables.encode_u8_next[code] <= i / 4096.0f)
+        code++;
+      srgb_tables.encode_u8_bin[i] = (unsigned char) code;
+    }
   for (int i = 0; i < 65536; i++)
     srgb_tables.decode_u16[i] = (float) gblur_srgb_to_linear (i / 65535.0);
-  for (int i = 0; i <= 4096; i++)
-    srgb_tables.encode_u8_guess[i] = (unsigned char) (255.0 * gblur_linear_to_srgb (i / 4096.0) + 0.5);
 }
 
 const gblur_srgb_tables *

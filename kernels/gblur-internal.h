@@ -180,25 +180,26 @@ double gblur_linear_to_srgb (double l);
 /* Lookup tables, built once (thread-safe). */
 typedef struct {
   float decode_u8[256];           /* u8 code -> linear [0,1] */
+  float scale_u8[256];            /* u8 code -> code / 255 (as the float division makes it) */
   float encode_u8_threshold[255]; /* linear value where code k rounds up to k+1 */
+  float encode_u8_next[256];      /* where code k + 1 starts: the thresholds, then +inf */
   float decode_u16[65536];        /* u16 code -> linear [0,1] */
-  unsigned char encode_u8_guess[4097]; /* code at linear k/4096: within 1 of the answer */
+  unsigned char encode_u8_bin[4097]; /* the code of linear k/4096 */
 } gblur_srgb_tables;
 
-/* Linear [0,1] -> sRGB u8 code, rounded to nearest in the encoded space
- * (exactly: the guess is corrected against the thresholds). */
+/* Linear [0,1] -> sRGB u8 code, rounded to nearest in the encoded space.
+ * Exact: the thresholds are at least 3e-4 apart, so a bin [k, k + 1) / 4096
+ * holds at most one, and a value's code is its bin's or the next.  Out of
+ * range and NaN clamp; no branches, so that a row's samples pipeline. */
 static inline int
 gblur_encode_u8_linear (const gblur_srgb_tables *srgb, float v)
 {
   int code;
 
-  v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-  code = srgb->encode_u8_guess[(int) (v * 4096.0f)];
-  while (code < 255 && srgb->encode_u8_threshold[code] <= v)
-    code++;
-  while (code > 0 && srgb->encode_u8_threshold[code - 1] > v)
-    code--;
-  return code;
+  v = v > 0.0f ? v : 0.0f;  /* NaN too */
+  v = v < 1.0f ? v : 1.0f;
+  code = srgb->encode_u8_bin[(int) (v * 4096.0f)];
+  return code + (v >= srgb->encode_u8_next[code]);
 }
 const gblur_srgb_tables *gblur_srgb_tables_get (void);
 

@@ -4,6 +4,7 @@
  * With --backend cuda on a machine without a usable GPU it prints
  * "skipped: no CUDA device" and exits 77 (automake's SKIP). */
 #include "gblur.h"
+#include "gblur-internal.h"   /* the sRGB encoder's tables, checked directly */
 #include "reference.h"
 #include "test-util.h"
 
@@ -1232,6 +1233,60 @@ test_cuda_paths (void)
 }
 #endif
 
+/* The CPU's linear -> sRGB u8 encoder takes one bin of 1/4096 and one step
+ * up: it must give what counting the thresholds gives, and the nearest code
+ * of the double-precision curve, for every value near a threshold or a bin
+ * edge, out of range, NaN, and random ones.  (All floats in [0, 1] agreed
+ * when it was written; this keeps the places where it could break.) */
+static int
+encode_by_thresholds (const gblur_srgb_tables *t, float v)
+{
+  int code = 0;
+
+  v = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
+  while (code < 255 && t->encode_u8_threshold[code] <= v)
+    code++;
+  return code;
+}
+
+static int
+encode_disagrees (const gblur_srgb_tables *t, float v)
+{
+  const int    code = gblur_encode_u8_linear (t, v);
+  const double clamped = v > 0.0f ? (v < 1.0f ? v : 1.0) : 0.0;
+
+  return code != encode_by_thresholds (t, v)
+         || fabs (code - 255.0 * gblur_linear_to_srgb (clamped)) > 0.5 + 1e-4;
+}
+
+static void
+test_srgb_encode (void)
+{
+  const gblur_srgb_tables *t = gblur_srgb_tables_get ();
+  const float              odd[] = { 0.0f, -0.0f, 1.0f, -1e-9f, -1.0f, 1.0000001f, 2.0f,
+                                     INFINITY, -INFINITY, NAN };
+  long                     tried = 0, wrong = 0;
+
+  for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++, tried++)
+    wrong += encode_disagrees (t, odd[i]);
+  /* 8 floats each side of every threshold, 4 of every bin edge */
+  for (int k = 0; k < 255 + 4097; k++)
+    {
+      const int ulps = k < 255 ? 8 : 4;
+      float     up = k < 255 ? t->encode_u8_threshold[k] : (k - 255) / 4096.0f, down = up;
+      for (int d = 0; d < ulps; d++, tried += 2)
+        {
+          wrong += encode_disagrees (t, up) + encode_disagrees (t, down);
+          up = nextafterf (up, 2.0f);
+          down = nextafterf (down, -1.0f);
+        }
+    }
+  for (int i = 0; i < 100000; i++, tried++)
+    wrong += encode_disagrees (t, (float) (rng () >> 40) / 16777216.0f);
+  check (wrong == 0, "sRGB encoder: %ld of %ld values near thresholds, bin edges, out of range "
+         "and random get another code than the thresholds or the curve", wrong, tried);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1298,6 +1353,7 @@ main (int argc, char **argv)
   test_deferred_cuda ();
   if (backend == GBLUR_BACKEND_CPU)
     {
+      test_srgb_encode ();
       test_fft_forced ();
       test_opaque_alpha ();
       test_fft_vs_direct ();

@@ -10,6 +10,27 @@
 #include <emmintrin.h>
 #endif
 
+/* u8 codes to floats through a table (one per code), colours times their
+ * alpha (code / 255, never curve-encoded) where premultiplied: one pass. */
+static void
+load_u8 (const unsigned char *row, int pixels, int channels, int has_alpha, const float *table,
+         float *out)
+{
+  if (!has_alpha)
+    {
+      for (int i = 0; i < pixels * channels; i++)
+        out[i] = table[row[i]];
+      return;
+    }
+  for (int p = 0; p < pixels; p++, row += channels, out += channels)
+    {
+      const float a = row[channels - 1] * (1.0f / 255.0f);
+      for (int c = 0; c < channels - 1; c++)
+        out[c] = table[row[c]] * a;
+      out[channels - 1] = a;
+    }
+}
+
 /* Working values are normalised to [0,1] (u8 / 255, u16 / 65535, float as
  * is), in linear light when asked, premultiplied when asked. */
 void
@@ -23,24 +44,18 @@ gblur_cpu_load_row (const unsigned char *row, gblur_sample sample, int pixels, i
   switch (sample)
     {
     case GBLUR_U8:
-      if (linear)
-        for (int i = 0; i < n; i++)
-          out[i] = srgb->decode_u8[row[i]];
-      else
-        for (int i = 0; i < n; i++)
-          out[i] = row[i] * (1.0f / 255.0f);
-      if (linear && has_alpha) /* alpha is never curve-encoded */
-        for (int i = channels - 1; i < n; i += channels)
-          out[i] = row[i] * (1.0f / 255.0f);
-      break;
+      load_u8 (row, pixels, channels, has_alpha, linear ? srgb->decode_u8 : srgb->scale_u8, out);
+      return;
     case GBLUR_U16:
-      for (int i = 0; i < n; i++)
-        {
-          uint16_t v;
-          memcpy (&v, row + 2 * (size_t) i, 2);
-          out[i] = linear && !(has_alpha && i % channels == channels - 1)
-                     ? srgb->decode_u16[v] : v * (1.0f / 65535.0f);
-        }
+      for (int p = 0; p < pixels; p++)
+        for (int c = 0; c < channels; c++)
+          {
+            const size_t i = (size_t) p * channels + c;
+            uint16_t     v;
+            memcpy (&v, row + 2 * i, 2);
+            out[i] = linear && !(has_alpha && c == channels - 1) ? srgb->decode_u16[v]
+                                                                 : v * (1.0f / 65535.0f);
+          }
       break;
     case GBLUR_F32:
       memcpy (out, row, (size_t) n * sizeof (float));
@@ -92,6 +107,83 @@ store_u8_plain (const float *values, int n, unsigned char *row)
   return i;
 }
 
+/* What a premultiplied colour is multiplied by: 1 / alpha.  Alpha under
+ * 2^-100 counts as 0 (only sigma < 0.125 gets there): 1/a would overflow
+ * for subnormal a, making colours inf or NaN. */
+static inline float
+unpremultiply_factor (float a)
+{
+  return a >= 0x1p-100f ? 1.0f / a : 0.0f;
+}
+
+/* Linear colours (premultiplied where has_alpha: divided by alpha here)
+ * encoded to sRGB codes, alpha (last) scaled as is. */
+static void
+store_u8_linear_pixels (const float *values, int pixels, int channels, int has_alpha,
+                        const gblur_srgb_tables *srgb, unsigned char *row)
+{
+  const int colours = has_alpha ? channels - 1 : channels;
+
+  for (int p = 0; p < pixels; p++, values += channels, row += channels)
+    {
+      const float inv = has_alpha ? unpremultiply_factor (values[channels - 1]) : 1.0f;
+      for (int c = 0; c < colours; c++)
+        row[c] = (unsigned char) gblur_encode_u8_linear (srgb, has_alpha ? values[c] * inv : values[c]);
+      if (has_alpha)
+        row[channels - 1] = (unsigned char) (clamp01 (values[channels - 1]) * 255.0f + 0.5f);
+    }
+}
+
+#ifdef __SSE2__
+/* The same for RGBA, a pixel per SSE register: the division, clamps and
+ * bin indices four at a time (the compiler made the scalar loop's clamps
+ * branches), then the lookups.  The same arithmetic, lane by lane; maxps
+ * returns its second operand, 0, for NaN as the scalar clamp does. */
+static void
+store_rgba_u8_linear (const float *values, int pixels, const gblur_srgb_tables *srgb,
+                      unsigned char *row)
+{
+  const __m128 zero = _mm_setzero_ps (), one = _mm_set1_ps (1.0f), tiny = _mm_set1_ps (0x1p-100f);
+  const __m128 bins = _mm_set1_ps (4096.0f), scale = _mm_set1_ps (255.0f), half = _mm_set1_ps (0.5f);
+
+  for (int p = 0; p < pixels; p++, values += 4, row += 4)
+    {
+      const __m128 v = _mm_loadu_ps (values);
+      const __m128 a = _mm_shuffle_ps (v, v, _MM_SHUFFLE (3, 3, 3, 3));
+      const __m128 inv = _mm_and_ps (_mm_cmpge_ps (a, tiny), _mm_div_ps (one, a));
+      const __m128 colour = _mm_min_ps (_mm_max_ps (_mm_mul_ps (v, inv), zero), one);
+      const __m128 alpha = _mm_min_ps (_mm_max_ps (v, zero), one);
+      int          bin[4], alpha_code[4];
+      float        c[4];
+
+      _mm_storeu_si128 ((__m128i *) bin, _mm_cvttps_epi32 (_mm_mul_ps (colour, bins)));
+      _mm_storeu_si128 ((__m128i *) alpha_code,
+                        _mm_cvttps_epi32 (_mm_add_ps (_mm_mul_ps (alpha, scale), half)));
+      _mm_storeu_ps (c, colour);
+      for (int k = 0; k < 3; k++)
+        {
+          const int code = srgb->encode_u8_bin[bin[k]];
+          row[k] = (unsigned char) (code + (c[k] >= srgb->encode_u8_next[code]));
+        }
+      row[3] = (unsigned char) alpha_code[3];
+    }
+}
+#endif
+
+static void
+store_u8_linear (const float *values, int pixels, int channels, int has_alpha,
+                 const gblur_srgb_tables *srgb, unsigned char *row)
+{
+#ifdef __SSE2__
+  if (channels == 4 && has_alpha)
+    {
+      store_rgba_u8_linear (values, pixels, srgb, row);
+      return;
+    }
+#endif
+  store_u8_linear_pixels (values, pixels, channels, has_alpha, srgb, row);
+}
+
 void
 gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags, gblur_sample sample,
                      const gblur_srgb_tables *srgb, unsigned char *row)
@@ -100,14 +192,16 @@ gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags, gb
   int has_alpha = (flags & GBLUR_PREMULTIPLY_ALPHA) != 0;
   int linear = (flags & GBLUR_LINEAR_LIGHT) != 0;
 
+  if (sample == GBLUR_U8 && linear)
+    {
+      store_u8_linear (values, pixels, channels, has_alpha, srgb, row);
+      return;
+    }
   if (has_alpha)
     for (int p = 0; p < pixels; p++)
       {
-        float *px = values + (size_t) p * channels;
-        float  a = px[channels - 1];
-        /* Alpha under 2^-100 counts as 0 (only sigma < 0.125 gets there):
-         * 1/a would overflow for subnormal a, making colours inf or NaN. */
-        float  inv = a >= 0x1p-100f ? 1.0f / a : 0.0f;
+        float      *px = values + (size_t) p * channels;
+        const float inv = unpremultiply_factor (px[channels - 1]);
         for (int c = 0; c < channels - 1; c++)
           px[c] *= inv;
       }
@@ -115,27 +209,24 @@ gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags, gb
   switch (sample)
     {
     case GBLUR_U8:
-      for (int i = linear ? 0 : store_u8_plain (values, n, row); i < n; i++)
-        {
-          if (linear && !(has_alpha && i % channels == channels - 1))
-            row[i] = (unsigned char) gblur_encode_u8_linear (srgb, values[i]);
-          else
-            row[i] = (unsigned char) (clamp01 (values[i]) * 255.0f + 0.5f);
-        }
+      for (int i = store_u8_plain (values, n, row); i < n; i++)
+        row[i] = (unsigned char) (clamp01 (values[i]) * 255.0f + 0.5f);
       break;
     case GBLUR_U16:
-      for (int i = 0; i < n; i++)
-        {
-          float    v = clamp01 (values[i]);
-          uint16_t code;
-          if (linear && !(has_alpha && i % channels == channels - 1))
-            v = v <= (float) GBLUR_SRGB_ENCODE_KNEE
-                  ? (float) GBLUR_SRGB_SLOPE * v
-                  : (float) GBLUR_SRGB_SCALE * powf (v, 1.0f / (float) GBLUR_SRGB_GAMMA)
-                      - (float) GBLUR_SRGB_OFFSET;
-          code = (uint16_t) (clamp01 (v) * 65535.0f + 0.5f);
-          memcpy (row + 2 * (size_t) i, &code, 2);
-        }
+      for (int p = 0; p < pixels; p++)
+        for (int c = 0; c < channels; c++)
+          {
+            const size_t i = (size_t) p * channels + c;
+            float        v = clamp01 (values[i]);
+            uint16_t     code;
+            if (linear && !(has_alpha && c == channels - 1))
+              v = v <= (float) GBLUR_SRGB_ENCODE_KNEE
+                    ? (float) GBLUR_SRGB_SLOPE * v
+                    : (float) GBLUR_SRGB_SCALE * powf (v, 1.0f / (float) GBLUR_SRGB_GAMMA)
+                        - (float) GBLUR_SRGB_OFFSET;
+            code = (uint16_t) (clamp01 (v) * 65535.0f + 0.5f);
+            memcpy (row + 2 * i, &code, 2);
+          }
       break;
     case GBLUR_F32:
       memcpy (row, values, (size_t) n * sizeof (float));
