@@ -38,7 +38,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #ifdef __SSE2__
-#include <xmmintrin.h>
+#include <emmintrin.h>
 #endif
 
 /* Columns (floats) per block of the vertical pass: a cache line of each
@@ -501,9 +501,10 @@ static void
 add_edge_tails (const fft_axis *a, float first, float last, float *line)
 {
   const int    end = a->offset + a->outputs;
+  const int    left_end = end < a->radius ? end : a->radius;  /* one bound: the loop vectorises */
   const float *tail = a->tail;
 
-  for (int j = a->offset; j < end && j < a->radius; j++)
+  for (int j = a->offset; j < left_end; j++)
     line[j] += first * tail[j + 1];
   for (int j = a->len - a->radius > a->offset ? a->len - a->radius : a->offset; j < end; j++)
     line[j] += last * tail[a->len - j];
@@ -544,12 +545,26 @@ convolve_double (const fft_axis *a, float *line, double *work, fftw_complex *spe
     line[i] = (float) work[i];
 }
 
+/* The largest |v[i]|; NaNs are passed over (the compiler keeps the scalar
+ * loop scalar for them: maxps passes them over too, 4 at a time). */
 static float
 largest_magnitude (const float *v, int n)
 {
   float m = 0.0f;
+  int   i = 0;
 
-  for (int i = 0; i < n; i++)
+#ifdef __SSE2__
+  const __m128 magnitude_bits = _mm_castsi128_ps (_mm_set1_epi32 (0x7fffffff));
+  __m128       m4 = _mm_setzero_ps ();
+  float        lanes[4];
+
+  for (; i + 4 <= n; i += 4)
+    m4 = _mm_max_ps (_mm_and_ps (_mm_loadu_ps (v + i), magnitude_bits), m4);
+  _mm_storeu_ps (lanes, m4);
+  for (int k = 0; k < 4; k++)
+    m = lanes[k] > m ? lanes[k] : m;
+#endif
+  for (; i < n; i++)
     {
       const float a = fabsf (v[i]);
       m = a > m ? a : m;
