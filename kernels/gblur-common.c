@@ -83,9 +83,8 @@ srgb_tables_build (void)
     }
   /* Code k+1 wins over k when the encoded value reaches k + 0.5. */
   for (int k = 0; k < 255; k++)
-    srgb_tables.encode_u8_threshold[k] = (float) gblur_srgb_to_linear ((k + 0.5) / 255.0);
-  for (int k = 0; k < 255; k++)
-    srgb_tables.encode_u8_next[k] = srgb_tables.encode_u8_threshold[k];
+    srgb_tables.encode_u8_next[k] = srgb_tables.encode_u8_threshold[k]
+      = (float) gblur_srgb_to_linear ((k + 0.5) / 255.0);
   srgb_tables.encode_u8_next[255] = INFINITY;
   for (int i = 0, code = 0; i <= 4096; i++)
     {
