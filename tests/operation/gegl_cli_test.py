@@ -29,7 +29,22 @@ CASES = [
     ("gray8-perceptual", "gray8", 5.0, 5.0, "clamp", True, False),
     ("rgb16-wide", "rgb16", 6.0, 2.0, "black", True, True),
     ("gray16-large", "gray16", 20.0, 12.0, "clamp", True, True),
+    # Tall enough (1200 rows, GEGL's tiles are 64 high) that the operation
+    # reads and writes in several bands at once (ui/pixel-path.c).
+    ("rgba8-bands", "rgba8-tall", 3.0, 7.0, "clamp", True, True),
+    ("rgba8-bands-black-grow", "rgba8-tall", 2.0, 9.5, "black", False, True),
+    ("gray8-bands-white", "gray8-tall", 4.0, 2.0, "white", True, False),
 ]
+# The inputs of batch_test.py and the tall ones above.
+INPUTS = dict(bt.INPUTS, **{"rgba8-tall": ("rgba8-tall.png", 255.0),
+                            "gray8-tall": ("gray8-tall.png", 255.0)})
+
+
+def write_tall_inputs(work):
+    rgba = np.round(bt.pattern(1200, 150, 4) * 255).astype(np.uint8)
+    rgba[:, :10, 3] = 0
+    bt.imwrite(f"{work}/rgba8-tall.png", rgba[..., [2, 1, 0, 3]])
+    bt.imwrite(f"{work}/gray8-tall.png", np.round(bt.pattern(1300, 90, 1)[..., 0] * 255).astype(np.uint8))
 # The pixel outside the image, straight, in [0, 1] (GEGL's abyss colours).
 OUTSIDE = {"none": 0.0, "black": (0.0, 1.0), "white": 1.0}
 
@@ -48,9 +63,10 @@ def run(module_dir, work):
         text=True).stdout.strip())
     os.makedirs(work, exist_ok=True)
     bt.write_inputs(work)
+    write_tall_inputs(work)
     passed = failed = 0
     for name, inp, sx, sy, abyss, clip, linear in CASES:
-        path, scale = f"{work}/{bt.INPUTS[inp][0]}", bt.INPUTS[inp][1]
+        path, scale = f"{work}/{INPUTS[inp][0]}", INPUTS[inp][1]
         out_path = f"{work}/out-{name}.png"
         cmd = ["gegl", path, "-o", out_path, "--", "cuda:gaussian-blur", f"std-dev-x={sx}",
                f"std-dev-y={sy}", f"abyss-policy={abyss}",
