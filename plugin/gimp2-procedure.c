@@ -61,19 +61,6 @@ static const GimpParamDef blur_args[] = {
   { GIMP_PDB_INT32,    "linear",   LINEAR_BLURB }
 };
 
-/* The warm process's name: "extension-" and the procedure's without its
- * "plug-in-". */
-static const gchar *
-extension_name (void)
-{
-  static gchar *name;
-  const gchar  *proc = blur_identity.procedure;
-
-  if (!name)
-    name = g_strconcat ("extension-", g_str_has_prefix (proc, "plug-in-") ? proc + 8 : proc, NULL);
-  return name;
-}
-
 static void
 query (void)
 {
@@ -84,7 +71,7 @@ query (void)
   if (blur_identity.menu_path)
     gimp_plugin_menu_register (blur_identity.procedure, blur_identity.menu_path);
   /* An extension without arguments: GIMP starts it when it starts. */
-  gimp_install_procedure (extension_name (), "Keeps the blur's engine warm between calls",
+  gimp_install_procedure (blur_extension_name (), "Keeps the blur's engine warm between calls",
                           "Installs the blur procedure as a temporary procedure of a process "
                           "that lives as long as GIMP, so that its engine and CUDA context "
                           "are made once, not for every call.",
@@ -177,7 +164,7 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
 {
   static GimpParam values[1];
 
-  if (strcmp (name, extension_name ()) == 0)
+  if (strcmp (name, blur_extension_name ()) == 0)
     {
       run_extension ();
       *nreturn_vals = 1;

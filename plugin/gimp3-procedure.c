@@ -80,25 +80,12 @@ cuda_blur_init (CudaBlur *blur)
   (void) blur;
 }
 
-/* The warm process's name: "extension-" and the procedure's without its
- * "plug-in-". */
-static const gchar *
-extension_name (void)
-{
-  static gchar *name;
-  const gchar  *proc = blur_identity.procedure;
-
-  if (!name)
-    name = g_strconcat ("extension-", g_str_has_prefix (proc, "plug-in-") ? proc + 8 : proc, NULL);
-  return name;
-}
-
 static GList *
 cuda_blur_query_procedures (GimpPlugIn *plug_in)
 {
   (void) plug_in;
   return g_list_append (g_list_append (NULL, g_strdup (blur_identity.procedure)),
-                        g_strdup (extension_name ()));
+                        g_strdup (blur_extension_name ()));
 }
 
 /* Catalogs live in locale/ inside the plug-in's folder, domain GETTEXT_PACKAGE. */
@@ -150,7 +137,7 @@ cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
 
   if (g_strcmp0 (name, blur_identity.procedure) == 0)
     return blur_procedure_new (plug_in, GIMP_PDB_PROC_TYPE_PLUGIN, NULL);
-  if (g_strcmp0 (name, extension_name ()) != 0)
+  if (g_strcmp0 (name, blur_extension_name ()) != 0)
     return NULL;
   /* Persistent and without arguments: GIMP starts it when it starts. */
   procedure = gimp_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PERSISTENT, run_extension,

@@ -20,6 +20,20 @@ typedef struct {
 
 extern const BlurIdentity blur_identity;
 
+/* The warm process's procedure, which both GIMPs start with themselves:
+ * "extension-" and the procedure's name without its "plug-in-".  Inline:
+ * the operation links this file's code but has no identity. */
+static inline const char *
+blur_extension_name (void)
+{
+  static gchar *name;
+  const gchar  *proc = blur_identity.procedure;
+
+  if (!name)
+    name = g_strconcat ("extension-", g_str_has_prefix (proc, "plug-in-") ? proc + 8 : proc, NULL);
+  return name;
+}
+
 #define SIGMA_DEFAULT  2.0
 #define LINEAR_DEFAULT TRUE
 
