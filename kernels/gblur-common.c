@@ -3,6 +3,9 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 
 int
 gblur_radius (double sigma)
@@ -54,6 +57,103 @@ gblur_make_weights (double sigma, int radius, float *weights)
     }
   for (int k = 0; k <= radius; k++)
     weights[k] = (float) (w[k] / sum);
+}
+
+void *
+gblur_alloc_large (size_t bytes)
+{
+  void *p = NULL;
+
+  if (bytes < GBLUR_LARGE_BYTES)
+    return posix_memalign (&p, 64, bytes ? bytes : 1) == 0 ? p : NULL;
+  if (bytes > SIZE_MAX - GBLUR_HUGE_PAGE)
+    return NULL;
+  bytes = (bytes + GBLUR_HUGE_PAGE - 1) / GBLUR_HUGE_PAGE * GBLUR_HUGE_PAGE;
+  if (posix_memalign (&p, GBLUR_HUGE_PAGE, bytes) != 0)
+    return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise (p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+void
+gblur_kept_init (gblur_kept *kept)
+{
+  pthread_mutex_init (&kept->lock, NULL);
+  kept->data = NULL;
+  kept->bytes = 0;
+}
+
+void *
+gblur_kept_take (gblur_kept *kept, size_t bytes, size_t *capacity)
+{
+  void *data = NULL;
+
+  pthread_mutex_lock (&kept->lock);
+  if (kept->data && kept->bytes >= bytes && kept->bytes / 2 <= bytes)
+    {
+      data = kept->data;
+      *capacity = kept->bytes;
+      kept->data = NULL;
+      kept->bytes = 0;
+    }
+  pthread_mutex_unlock (&kept->lock);
+  return data;
+}
+
+void
+gblur_kept_give (gblur_kept *kept, void *data, size_t capacity)
+{
+  void *old = data;
+
+  if (data && capacity >= GBLUR_LARGE_BYTES)
+    {
+#ifdef MADV_FREE
+      madvise (data, capacity, MADV_FREE);
+#endif
+      pthread_mutex_lock (&kept->lock);
+      old = kept->data;
+      kept->data = data;
+      kept->bytes = capacity;
+      pthread_mutex_unlock (&kept->lock);
+    }
+  free (old);
+}
+
+void *
+gblur_kept_alloc (gblur_kept *kept, size_t bytes, size_t *capacity)
+{
+  void *data = gblur_kept_take (kept, bytes, capacity);
+
+  if (!data)
+    {
+      *capacity = bytes < GBLUR_LARGE_BYTES ? bytes
+                                           : (bytes + GBLUR_HUGE_PAGE - 1) / GBLUR_HUGE_PAGE * GBLUR_HUGE_PAGE;
+      data = gblur_alloc_large (*capacity);
+    }
+  return data;
+}
+
+int
+gblur_kept_empty (gblur_kept *kept)
+{
+  int empty;
+
+  pthread_mutex_lock (&kept->lock);
+  empty = kept->data == NULL;
+  pthread_mutex_unlock (&kept->lock);
+  return empty;
+}
+
+void
+gblur_kept_clear (gblur_kept *kept)
+{
+  pthread_mutex_lock (&kept->lock);
+  free (kept->data);
+  kept->data = NULL;
+  kept->bytes = 0;
+  pthread_mutex_unlock (&kept->lock);
 }
 
 double

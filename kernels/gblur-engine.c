@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #define PINNED_KEPT 4
+/* Ordinary host buffers kept for reuse: a run's input and output. */
+#define PLAIN_KEPT 2
 
 #define STALL_SECONDS 60
 
@@ -52,6 +54,7 @@ struct gblur_engine {
   char          cuda_reason[256];
   char          last_error[512];
   unsigned char *pinned_kept[PINNED_KEPT];  /* freed page-locked buffers, for reuse */
+  gblur_kept    plain_kept[PLAIN_KEPT];     /* freed large ordinary ones */
   /* the taps of the last sigmas, kept for repeated calls (a live preview):
    * [0] for x (and for both axes when they have the same sigma), [1] for y */
   gblur_taps    taps[2];
@@ -151,6 +154,8 @@ gblur_engine_new (const gblur_config *config, gblur_status *status, char *msg, s
       copy_message (msg, msg_size, "out of memory");
       return NULL;
     }
+  for (int i = 0; i < PLAIN_KEPT; i++)
+    gblur_kept_init (&engine->plain_kept[i]);
   if (!gblur_settings_read (config ? config : &defaults, &engine->settings, msg, msg_size))
     {
       *status = GBLUR_E_INVALID;
@@ -180,6 +185,8 @@ gblur_engine_free (gblur_engine *engine)
   for (int i = 0; i < PINNED_KEPT; i++)
     if (engine->pinned_kept[i])
       gblur_cuda_host_free (engine->pinned_kept[i]);
+  for (int i = 0; i < PLAIN_KEPT; i++)
+    gblur_kept_clear (&engine->plain_kept[i]);
   gblur_cuda_close (engine->cuda);
   gblur_cpu_free (engine->cpu);
   free (engine);
@@ -657,6 +664,42 @@ host_capacity (const unsigned char *base)
   return capacity;
 }
 
+/* An ordinary buffer of `bytes`, a kept one if one fits; *size: the bytes
+ * it has after the header. */
+static unsigned char *
+plain_alloc (gblur_engine *engine, size_t bytes, size_t *size)
+{
+  unsigned char *base = NULL;
+  size_t         capacity = 0;
+
+  for (int i = 0; !base && i < PLAIN_KEPT; i++)
+    base = gblur_kept_take (&engine->plain_kept[i], bytes, &capacity);
+  if (!base)
+    base = gblur_kept_alloc (&engine->plain_kept[0], bytes, &capacity);
+  if (base)
+    *size = capacity - HOST_HEADER;
+  return base;
+}
+
+/* Large ones are kept, in an empty slot or else in place of the first. */
+static void
+plain_free (gblur_engine *engine, unsigned char *base)
+{
+  const size_t capacity = host_capacity (base) + HOST_HEADER;
+  int          slot = 0;
+
+  for (int i = 0; engine && i < PLAIN_KEPT; i++)
+    if (gblur_kept_empty (&engine->plain_kept[i]))
+      {
+        slot = i;
+        break;
+      }
+  if (engine)
+    gblur_kept_give (&engine->plain_kept[slot], base, capacity);
+  else
+    free (base);
+}
+
 void *
 gblur_engine_alloc_host (gblur_engine *engine, size_t size)
 {
@@ -678,7 +721,9 @@ gblur_engine_alloc_host (gblur_engine *engine, size_t size)
       base = gblur_cuda_host_alloc (size + HOST_HEADER);
       pinned = base != NULL;
     }
-  if (!base && posix_memalign ((void **) &base, HOST_HEADER, size + HOST_HEADER) != 0)
+  if (!base)
+    base = plain_alloc (engine, size + HOST_HEADER, &size);
+  if (!base)
     return NULL;
   base[0] = (unsigned char) pinned;
   memcpy (base + 8, &size, sizeof size);
@@ -695,7 +740,7 @@ gblur_engine_free_host (gblur_engine *engine, void *ptr)
   base = (unsigned char *) ptr - HOST_HEADER;
   if (!base[0])
     {
-      free (base);
+      plain_free (engine, base);
       return;
     }
   if (engine && host_capacity (base) <= PINNED_KEEP_MAX)

@@ -770,6 +770,61 @@ test_fft_vs_direct (void)
   gblur_engine_free (chosen);
 }
 
+/* Large buffers kept between runs (gblur_kept): the slot gives its buffer
+ * back for a request it holds at most twice over, keeps only large ones,
+ * and the engine's host buffers go through it; a run on the FFT path's
+ * kept region (over 8 MiB here) gives byte for byte what a fresh engine
+ * gives, whatever ran before it. */
+static void
+test_kept_buffers (void)
+{
+  const size_t   mib = (size_t) 1 << 20;
+  gblur_kept     slot;
+  size_t         capacity = 0, got = 0;
+  void          *p, *small;
+  gblur_engine  *engine = new_fft_engine ("always", 0, 0);
+  gblur_engine  *fresh = new_fft_engine ("always", 0, 0);
+  unsigned char *a, *b;
+  gblur_params   params = { .sigma = 12, .flags = GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA };
+  gblur_image    first = make_image (1100, 700, 4, GBLUR_U8, 0, 1);
+  gblur_image    second = make_image (1100, 700, 4, GBLUR_U8, 0, 0);
+  gblur_image    out = make_poisoned_like (&second, 0), expected = make_poisoned_like (&second, 0);
+
+  gblur_kept_init (&slot);
+  p = gblur_kept_alloc (&slot, 9 * mib, &capacity);
+  check (p && capacity == 10 * mib, "a 9 MiB kept buffer: %zu bytes, whole huge pages", capacity);
+  gblur_kept_give (&slot, p, capacity);
+  check (!gblur_kept_take (&slot, 11 * mib, &got), "the kept 10 MiB do not serve 11 MiB");
+  check (!gblur_kept_take (&slot, 4 * mib, &got), "nor 4 MiB (more than twice over)");
+  check (gblur_kept_take (&slot, 5 * mib, &got) == p && got == capacity, "but serve 5 MiB");
+  check (gblur_kept_empty (&slot), "the slot is empty after take");
+  small = gblur_kept_alloc (&slot, mib, &got);
+  gblur_kept_give (&slot, small, got);
+  check (gblur_kept_empty (&slot), "a 1 MiB buffer is freed, not kept");
+  gblur_kept_give (&slot, p, capacity);
+  gblur_kept_clear (&slot);
+  check (gblur_kept_empty (&slot), "clear empties the slot");
+
+  a = gblur_engine_alloc_host (engine, 16 * mib);
+  gblur_engine_free_host (engine, a);
+  b = gblur_engine_alloc_host (engine, 16 * mib - 4096);
+  check (b == a, "a freed 16 MiB host buffer is the next of about its size");
+  gblur_engine_free_host (engine, b);
+
+  check (gblur_engine_run (engine, &first, &out, &params, NULL) == GBLUR_OK
+         && gblur_engine_run (engine, &second, &out, &params, NULL) == GBLUR_OK
+         && gblur_engine_run (fresh, &second, &expected, &params, NULL) == GBLUR_OK
+         && memcmp (out.data, expected.data, expected.stride * expected.height) == 0,
+         "FFT path, a run after another on the kept region equals a fresh engine's");
+  check_against_reference (engine, &second, &params, "FFT path, kept region");
+  free (first.data);
+  free (second.data);
+  free (out.data);
+  free (expected.data);
+  gblur_engine_free (engine);
+  gblur_engine_free (fresh);
+}
+
 /* Where FFT error shows: sparse images (a line's largest value far above
  * most outputs), 16-bit data, near black in linear light, and mostly
  * transparent premultiplied images with tiny alphas (which fail by up to
@@ -1358,6 +1413,7 @@ main (int argc, char **argv)
       test_opaque_alpha ();
       test_fft_vs_direct ();
       test_fft_hard ();
+      test_kept_buffers ();
     }
   test_progress_and_cancel ();
   test_errors ();

@@ -79,6 +79,7 @@ struct gblur_cpu {
   void            *ctx;
   const cpu_loops *loops;      /* the instruction set's loops, chosen once */
   gblur_fft_mode   fft;        /* when to take the FFT path (fft.c) */
+  gblur_kept       fft_region; /* its region buffer between runs */
 };
 
 typedef struct {
@@ -149,6 +150,7 @@ gblur_cpu_new (int threads, int isa_cap, gblur_fft_mode fft)
   pthread_mutex_init (&cpu->lock, NULL);
   pthread_cond_init (&cpu->wake, NULL);
   pthread_cond_init (&cpu->idle, NULL);
+  gblur_kept_init (&cpu->fft_region);
   cpu->workers = calloc ((size_t) cpu->threads, sizeof *cpu->workers);
   if (!cpu->workers)
     {
@@ -187,8 +189,15 @@ gblur_cpu_free (gblur_cpu *cpu)
   pthread_mutex_destroy (&cpu->lock);
   pthread_cond_destroy (&cpu->wake);
   pthread_cond_destroy (&cpu->idle);
+  gblur_kept_clear (&cpu->fft_region);
   free (cpu->workers);
   free (cpu);
+}
+
+gblur_kept *
+gblur_cpu_kept_region (gblur_cpu *cpu)
+{
+  return &cpu->fft_region;
 }
 
 int

@@ -90,6 +90,9 @@ typedef void (*pool_fn) (void *ctx, int worker);
 /* Runs fn (ctx, worker) on each of the engine's threads (worker 0 is the
  * caller) and waits for all. */
 void gblur_cpu_pool_run (gblur_cpu *cpu, pool_fn fn, void *ctx);
+/* The engine's slot for the FFT path's region buffer, kept between runs
+ * (see gblur_kept). */
+gblur_kept *gblur_cpu_kept_region (gblur_cpu *cpu);
 
 /* ---- The FFT path for large radii (fft.c; built with FFTW: HAVE_FFTW) ----
  *

@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -298,6 +297,8 @@ typedef struct {
   float                   *img;          /* the region in working floats; the
                                             vertical pass writes its outputs
                                             over the window's rows */
+  size_t                   img_bytes;    /* its capacity (gblur_kept) */
+  gblur_kept              *img_kept;     /* the engine's slot for it */
   fft_axis                 y, x;
   /* per worker */
   float                  **lines;        /* BLOCK_FLOATS lines, line_pitch floats apart */
@@ -358,16 +359,15 @@ line_pitch (const fft_run *run)
   return round_up (max_length (run), BLOCK_FLOATS) | BLOCK_FLOATS;
 }
 
-/* Bytes of img: on huge pages (alloc_region) from 8 MiB, rounded up to
- * whole ones. */
-#define HUGE_PAGE ((size_t) 2 << 20)
-
+/* Bytes of img: whole huge pages from GBLUR_LARGE_BYTES, as
+ * gblur_kept_alloc gives them.  The buffer stays in the engine's slot
+ * between runs. */
 static size_t
 region_bytes (const fft_run *run)
 {
   const size_t bytes = (size_t) run->reg.h * run->stride * sizeof (float);
 
-  return bytes < 4 * HUGE_PAGE ? bytes : round_up (bytes, HUGE_PAGE);
+  return bytes < GBLUR_LARGE_BYTES ? bytes : round_up (bytes, GBLUR_HUGE_PAGE);
 }
 
 /* Bytes of a worker's spectrum. */
@@ -847,26 +847,6 @@ share (gblur_cpu *cpu, fft_run *run, pool_fn fn, int first, int end)
   gblur_cpu_pool_run (cpu, fn, run);
 }
 
-/* ---- Memory ---- */
-
-/* The region's floats: on transparent huge pages where the system gives
- * them on request (madvise), since faulting in a fresh 4 KiB page at a time
- * took a sixth of a large run's time. */
-static float *
-alloc_region (size_t bytes)
-{
-  void *p = NULL;
-
-  if (bytes < 4 * HUGE_PAGE)
-    return malloc (bytes ? bytes : 1);
-  if (posix_memalign (&p, HUGE_PAGE, bytes) != 0)
-    return NULL;
-#ifdef MADV_HUGEPAGE
-  madvise (p, bytes, MADV_HUGEPAGE);
-#endif
-  return p;
-}
-
 /* Plans, kernel spectra, img and each worker's buffers; 0 when out of
  * memory (or an injected cpu-alloc fault: the last buffer fails). */
 static int
@@ -881,7 +861,7 @@ alloc_run (fft_run *run, int threads)
   run->work = calloc ((size_t) threads, sizeof *run->work);
   run->nonzero = calloc ((size_t) threads, sizeof *run->nonzero);
   run->out = calloc ((size_t) threads, sizeof *run->out);
-  run->img = alloc_region (region_bytes (run));
+  run->img = gblur_kept_alloc (run->img_kept, region_bytes (run), &run->img_bytes);
   ok = run->lines && run->spec && run->work && run->nonzero && run->out && run->img;
   ok = ok && prepare_axis (&run->y, job->weights_y) && prepare_axis (&run->x, job->weights_x);
   for (int w = 0; ok && w < run->workers; w++)
@@ -916,7 +896,7 @@ free_run (fft_run *run, int threads)
   free (run->work);
   free (run->nonzero);
   free (run->out);
-  free (run->img);
+  gblur_kept_give (run->img_kept, run->img, run->img_bytes);
   free_axis (&run->y);
   free_axis (&run->x);
 }
@@ -972,6 +952,7 @@ gblur_cpu_fft_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
     if (run_bytes (&run, run.workers) <= job->memory_limit)
       break;
   pthread_mutex_init (&run.lock, NULL);
+  run.img_kept = gblur_cpu_kept_region (cpu);
   if (!alloc_run (&run, threads))
     {
       snprintf (err, err_size, "out of host memory for the CPU backend's FFT buffers%s",
