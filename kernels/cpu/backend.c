@@ -328,25 +328,6 @@ alloc_aligned (size_t bytes)
   return posix_memalign (&p, 64, bytes ? bytes : 1) == 0 ? p : NULL;
 }
 
-/* The full vertical kernel, each tap broadcast to VMAX floats, with ROWS - 1
- * zero taps each side (see vertical_block in loops.h); vector-aligned: the
- * vertical loop reads it as whole vectors.  NULL when out of memory. */
-static float *
-broadcast_weights (const gblur_job *job)
-{
-  const int r = job->radius_y;
-  size_t    bytes = (size_t) (2 * r + 1 + 2 * (ROWS - 1)) * VMAX * sizeof (float);
-  float    *wz = alloc_aligned (bytes);
-
-  if (!wz)
-    return NULL;
-  memset (wz, 0, bytes);
-  for (int k = -r; k <= r; k++)
-    for (int l = 0; l < VMAX; l++)
-      wz[(size_t) (ROWS - 1 + r + k) * VMAX + l] = job->weights_y[k < 0 ? -k : k];
-  return wz;
-}
-
 /* The ring, lines and output row of worker i; 0 when out of memory (some
  * may then be allocated: free_scratch frees them). */
 static int
@@ -372,11 +353,10 @@ alloc_scratch (cpu_run *run, int threads, char *err, size_t err_size)
 {
   int ok;
 
-  run->wz = broadcast_weights (run->job);
   run->ring = calloc ((size_t) threads, sizeof (float *));
   run->lines = calloc ((size_t) threads, sizeof (float *));
   run->out = calloc ((size_t) threads, sizeof (float *));
-  ok = run->wz && run->ring && run->lines && run->out;
+  ok = run->ring && run->lines && run->out;
   for (int i = 0; ok && i < run->workers; i++)
     ok = alloc_worker_scratch (run, i);
   if (ok)
@@ -398,7 +378,6 @@ free_scratch (cpu_run *run, int threads)
   free (run->ring);
   free (run->lines);
   free (run->out);
-  free (run->wz);
 }
 
 /* ---- Running the bands ---- */

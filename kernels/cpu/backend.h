@@ -55,8 +55,6 @@ struct cpu_run {
   size_t                   ring_stride; /* floats per ring row */
   size_t                   line_len;    /* floats per line */
   size_t                   out_len;     /* floats per output row buffer */
-  float                   *wz;          /* the full kernel, each tap broadcast to VMAX
-                                           floats, ROWS - 1 zero taps each side */
   pthread_mutex_t          lock;
   float                  **ring;        /* per worker scratch */
   float                  **lines;       /* block + 1 lines: block outputs, one spare */

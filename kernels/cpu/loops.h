@@ -32,11 +32,10 @@
  *   (about 24 KiB of the block's input rows) that a chunk, read by each of
  *   the block's output rows, stays in the L1 cache.  Ring rows and lines are
  *   an odd number of cache lines apart, so a column of them does not pile up
- *   in one cache set.  Larger radii: ROWS output rows at a time,
- *   each input vector loaded once and multiply-added into the ROWS
- *   accumulators it contributes to (zero-padded weights, no branches), so the
- *   ring, larger than the caches at large radii, is read once per ROWS
- *   outputs and BLOCK_MAX rows are made per ring step;
+ *   in one cache set.  Larger radii: folded too, a column strip of one
+ *   vector at a time through all of a block's outputs, ROWS at a time,
+ *   the rows each tap pair reads kept in registers (two loads a tap for
+ *   ROWS outputs), BLOCK_MAX rows per ring step;
  * - the horizontal pass on each padded line (edges replicated), four vectors
  *   of sums in registers over all taps (symmetric taps folded); for 8-bit
  *   data without options the sums are rounded and packed to bytes in
@@ -192,45 +191,69 @@ FN (vertical_fold) (const float *const *rows, int r, const float *w, float *cons
     }
 }
 
-/* outs[j][x] = sum_i wz[i - j + ROWS - 1] * rows[i][x] for j < nblk * ROWS,
- * over rows i of [j - ROWS + 1, j + 2r] (nrows = 2r + ROWS per sub-block of
- * ROWS outputs); n is a multiple of VL; wz holds one tap per VMAX floats;
- * rows[0] is image row row0 (clamped rows keep their unclamped number).
- * The zero padding of wz makes every (i, j) pair of a sub-block valid, so
- * the inner loop has no branches.  The sums are made of partial sums, one
- * per GBLUR_SUM_CHUNK image rows (fixed rows, so that an output's arithmetic
- * does not depend on its tile), added into outs.  The sub-blocks of one
- * column strip run one after the other, so the strip's input lines are
- * fetched once and then found in the L1 cache. */
+/* Output rows per sub-block of vertical_slide: its sums and two windows of
+ * rows take 3 SLIDE_ROWS registers, and SLIDE_ROWS more for partial sums,
+ * of the 32 vector registers of AVX-512 or the 16 of the others. */
+#define SLIDE_ROWS (VL == 16 ? 8 : 4)
+
+/* Adds taps k0..k1 to the SLIDE_ROWS vectors of sums p: w[k] (lo[j] +
+ * hi[j]), lo[j] and hi[j] the rows k above and below output j, kept in
+ * registers as k grows (the compiler renames them): each tap loads one row
+ * into each window and the others move along. */
+#define SLIDE_TAPS(mid, x, w, k0, k1, lo, hi, p)                           \
+  for (int k_ = (k0); k_ <= (k1); k_++)                                    \
+    {                                                                      \
+      const float w_ = (w)[k_];                                            \
+      if (k_ > 1)                                                          \
+        {                                                                  \
+          for (int j_ = SLIDE_ROWS - 1; j_ > 0; j_--)                      \
+            lo[j_] = lo[j_ - 1];                                           \
+          for (int j_ = 0; j_ < SLIDE_ROWS - 1; j_++)                      \
+            hi[j_] = hi[j_ + 1];                                           \
+          lo[0] = VLOAD ((mid)[-k_] + (x));                                \
+          hi[SLIDE_ROWS - 1] = VLOAD ((mid)[SLIDE_ROWS - 1 + k_] + (x));   \
+        }                                                                  \
+      for (int j_ = 0; j_ < SLIDE_ROWS; j_++)                              \
+        p[j_] += (lo[j_] + hi[j_]) * w_;                                   \
+    }
+
+/* outs[j][x] = w[0] rows[j + r][x] + sum_k w[k] (rows[j + r - k][x] +
+ * rows[j + r + k][x]) for j < nout (a multiple of SLIDE_ROWS) and x < n (a
+ * multiple of VL): the symmetric taps folded, as vertical_fold's, for radii
+ * too large for its chunks to stay in the L1 cache.  A column strip of one
+ * vector goes through all sub-blocks of SLIDE_ROWS outputs in turn, so its
+ * 2r + nout input lines are fetched once and then found in the L1 cache;
+ * taps past the first GBLUR_SUM_CHUNK are added a partial sum at a time, as
+ * in HSUMS, so an output's arithmetic depends only on its taps. */
 INLINE void
-FN (vertical_block) (const float *const *rows, int nrows, int row0, int nblk, const float *wz,
-                     float *const *outs, size_t n)
+FN (vertical_slide) (const float *const *rows, int r, const float *w, float *const *outs,
+                     int nout, size_t n)
 {
   for (size_t x = 0; x < n; x += VL)
-    for (int b = 0; b < nblk; b++)
+    for (int b = 0; b < nout; b += SLIDE_ROWS)
       {
-        const float *const *brows = rows + b * ROWS;
-        float *const       *bouts = outs + b * ROWS;
-        const int           brow0 = row0 + b * ROWS;
-        V acc[ROWS];
-        /* i0..i1: the rows of one partial sum, up to a multiple of
-         * GBLUR_SUM_CHUNK image rows */
-        for (int i0 = 0, i1; i0 < nrows; i0 = i1)
+        const float *const *mid = rows + r + b;
+        V acc[SLIDE_ROWS], lo[SLIDE_ROWS], hi[SLIDE_ROWS];
+
+        for (int j = 0; j < SLIDE_ROWS; j++)
           {
-            i1 = i0 + GBLUR_SUM_CHUNK - ((brow0 + i0) & (GBLUR_SUM_CHUNK - 1));
-            i1 = i1 < nrows ? i1 : nrows;
-            for (int j = 0; j < ROWS; j++)
-              acc[j] = (V) { 0 };
-            for (int i = i0; i < i1; i++)
-              {
-                const V      v = VLOAD (brows[i] + x);
-                const float *wi = wz + (size_t) (i + ROWS - 1) * VMAX;
-                for (int j = 0; j < ROWS; j++)
-                  acc[j] += v * VLOAD (wi - (size_t) j * VMAX);
-              }
-            for (int j = 0; j < ROWS; j++)
-              VSTORE (bouts[j] + x, i0 == 0 ? acc[j] : VLOAD (bouts[j] + x) + acc[j]);
+            acc[j] = VLOAD (mid[j] + x) * w[0];
+            lo[j] = VLOAD (mid[j - 1] + x);
+            hi[j] = VLOAD (mid[j + 1] + x);
           }
+        SLIDE_TAPS (mid, x, w, 1, r < GBLUR_SUM_CHUNK ? r : GBLUR_SUM_CHUNK - 1, lo, hi, acc);
+        for (int c = GBLUR_SUM_CHUNK; c <= r; c += GBLUR_SUM_CHUNK)
+          {
+            V         p[SLIDE_ROWS];
+            const int e = c + GBLUR_SUM_CHUNK - 1 < r ? c + GBLUR_SUM_CHUNK - 1 : r;
+            for (int j = 0; j < SLIDE_ROWS; j++)
+              p[j] = (V) { 0 };
+            SLIDE_TAPS (mid, x, w, c, e, lo, hi, p);
+            for (int j = 0; j < SLIDE_ROWS; j++)
+              acc[j] += p[j];
+          }
+        for (int j = 0; j < SLIDE_ROWS; j++)
+          VSTORE (outs[b + j] + x, acc[j]);
       }
 }
 
@@ -373,7 +396,7 @@ FN (blur_tile) (const cpu_run *run, const gblur_tile *t, float *ring, float *lin
           for (int j = 0; j < nblk * ROWS; j++)
             outs[j] = lines0 + (size_t) (j < nout ? j : block) * run->line_len
                       + (size_t) (t->reg_x0 - line_x0) * c;
-          FN (vertical_block) (rows, nrows, y0 - ry, nblk, run->wz, outs, n_reg);
+          FN (vertical_slide) (rows, ry, job->weights_y, outs, nblk * ROWS, n_reg);
         }
 
       for (int j = 0; j < nout; j++)
