@@ -33,11 +33,13 @@
  *   the block's output rows, stays in the L1 cache.  Ring rows and lines are
  *   an odd number of cache lines apart, so a column of them does not pile up
  *   in one cache set.  Larger radii: folded too, a column strip of one
- *   vector at a time through all of a block's outputs, ROWS at a time,
- *   the rows each tap pair reads kept in registers (two loads a tap for
- *   ROWS outputs), BLOCK_MAX rows per ring step;
+ *   vector at a time through all of a block's outputs, SLIDE_ROWS at a
+ *   time, the rows each tap pair reads kept in registers (two loads a tap
+ *   for SLIDE_ROWS outputs), BLOCK_MAX rows per ring step;
  * - the horizontal pass on each padded line (edges replicated), four vectors
- *   of sums in registers over all taps (symmetric taps folded); for 8-bit
+ *   of sums in registers over all taps (symmetric taps folded; where the
+ *   pixel's floats divide a vector, in phases whose inputs slide through
+ *   registers as in the vertical pass: hsums_phased); for 8-bit
  *   data without options the sums are rounded and packed to bytes in
  *   registers and written to the destination row directly.
  *
@@ -294,18 +296,98 @@ FN (vertical_slide) (const float *const *rows, int r, const float *w, float *con
       }                                                                    \
   } while (0)
 
+/* A window of four vectors moved one vector on (the next enters at the
+ * end) or back (at the start). */
+#define SLIDE_ON(v, next)                                                  \
+  do {                                                                     \
+    v[0] = v[1];                                                           \
+    v[1] = v[2];                                                           \
+    v[2] = v[3];                                                           \
+    v[3] = (next);                                                         \
+  } while (0)
+#define SLIDE_BACK(v, next)                                                \
+  do {                                                                     \
+    v[3] = v[2];                                                           \
+    v[2] = v[1];                                                           \
+    v[1] = v[0];                                                           \
+    v[0] = (next);                                                         \
+  } while (0)
+
+/* The four vectors of HSUMS for a step that divides VL, in P = VL / step
+ * phases: the taps k = s + P t of phase s read, for the four outputs,
+ * vectors that lie whole vectors apart, so they are kept in a window of
+ * four on each side that moves one vector a tap (two loads a tap instead
+ * of eight, most of those split across cache lines).  Each phase's taps
+ * are added GBLUR_SUM_CHUNK / P at a time, a partial sum each. */
+INLINE void
+FN (hsums_phased) (const float *m, const float *w, int r, int step, V *a)
+{
+  const int P = VL / step;
+  const int chunk = GBLUR_SUM_CHUNK / P;
+
+  for (int q = 0; q < 4; q++)
+    a[q] = VLOAD (m + q * VL) * w[0];
+  for (int s = 0; s < P && s <= r; s++)
+    {
+      const float *lb = m - (size_t) s * step, *rb = m + (size_t) s * step;
+      const int    t_end = (r - s) / P;
+      int          t = s == 0 ? 1 : 0;
+      V            lo[4], hi[4];
+
+      if (t > t_end)
+        continue;
+      for (int q = 0; q < 4; q++)
+        {
+          lo[q] = VLOAD (lb + (ptrdiff_t) VL * (q - t));
+          hi[q] = VLOAD (rb + (size_t) VL * (q + t));
+        }
+      for (;;)
+        {
+          const int e = t + chunk - 1 < t_end ? t + chunk - 1 : t_end;
+          V         p[4] = { { 0 } };
+          for (;; t++)
+            {
+              const float wk = w[s + P * t];
+              for (int q = 0; q < 4; q++)
+                p[q] += (lo[q] + hi[q]) * wk;
+              if (t == e)
+                break;
+              SLIDE_BACK (lo, VLOAD (lb - (size_t) VL * (t + 1)));
+              SLIDE_ON (hi, VLOAD (rb + (size_t) VL * (t + 4)));
+            }
+          for (int q = 0; q < 4; q++)
+            a[q] += p[q];
+          if (++t > t_end)
+            break;
+          SLIDE_BACK (lo, VLOAD (lb - (size_t) VL * t));
+          SLIDE_ON (hi, VLOAD (rb + (size_t) VL * (t + 3)));
+        }
+    }
+}
+
+/* Four vectors of horizontal sums at mid + x: phased where the step
+ * divides VL, else HSUMS. */
+INLINE void
+FN (hsums) (const float *mid, size_t x, const float *w, int r, int step, V *a)
+{
+  if (VL % step == 0 && GBLUR_SUM_CHUNK % (VL / step) == 0)
+    FN (hsums_phased) (mid + x, w, r, step, a);
+  else
+    HSUMS (mid, x, w, r, step, a[0], a[1], a[2], a[3]);
+}
+
 /* out[i] = the horizontal sum at mid + i for i < n, n a multiple of HS. */
 INLINE void
 FN (horizontal_row) (const float *mid, const float *w, int r, int step, float *out, size_t n)
 {
   for (size_t x = 0; x < n; x += HS)
     {
-      V a0, a1, a2, a3;
-      HSUMS (mid, x, w, r, step, a0, a1, a2, a3);
-      VSTORE (out + x, a0);
-      VSTORE (out + x + VL, a1);
-      VSTORE (out + x + 2 * VL, a2);
-      VSTORE (out + x + 3 * VL, a3);
+      V a[4];
+      FN (hsums) (mid, x, w, r, step, a);
+      VSTORE (out + x, a[0]);
+      VSTORE (out + x + VL, a[1]);
+      VSTORE (out + x + 2 * VL, a[2]);
+      VSTORE (out + x + 3 * VL, a[3]);
     }
 }
 
@@ -316,14 +398,14 @@ FN (horizontal_row_u8) (const float *mid, const float *w, int r, int step,
 {
   for (size_t x = 0; x < n; x += HS)
     {
-      V a0, a1, a2, a3;
-      HSUMS (mid, x, w, r, step, a0, a1, a2, a3);
+      V a[4];
+      FN (hsums) (mid, x, w, r, step, a);
       if (x + HS <= n)
-        FN (store_u8x4) (dst + x, a0, a1, a2, a3);
+        FN (store_u8x4) (dst + x, a[0], a[1], a[2], a[3]);
       else
         {
           unsigned char tail[HS];
-          FN (store_u8x4) (tail, a0, a1, a2, a3);
+          FN (store_u8x4) (tail, a[0], a[1], a[2], a[3]);
           memcpy (dst + x, tail, n - x);
         }
     }
