@@ -80,6 +80,7 @@ struct gblur_cpu {
   const cpu_loops *loops;      /* the instruction set's loops, chosen once */
   gblur_fft_mode   fft;        /* when to take the FFT path (fft.c) */
   gblur_kept       fft_region; /* its region buffer between runs */
+  gblur_kept      *rings;      /* each worker's ring between runs */
 };
 
 typedef struct {
@@ -152,11 +153,16 @@ gblur_cpu_new (int threads, int isa_cap, gblur_fft_mode fft)
   pthread_cond_init (&cpu->idle, NULL);
   gblur_kept_init (&cpu->fft_region);
   cpu->workers = calloc ((size_t) cpu->threads, sizeof *cpu->workers);
-  if (!cpu->workers)
+  cpu->rings = calloc ((size_t) cpu->threads, sizeof *cpu->rings);
+  if (!cpu->workers || !cpu->rings)
     {
+      free (cpu->workers);
+      free (cpu->rings);
       free (cpu);
       return NULL;
     }
+  for (int i = 0; i < cpu->threads; i++)
+    gblur_kept_init (&cpu->rings[i]);
   for (int i = 1; i < cpu->threads; i++)
     {
       worker_arg *arg = malloc (sizeof *arg);
@@ -190,6 +196,9 @@ gblur_cpu_free (gblur_cpu *cpu)
   pthread_cond_destroy (&cpu->wake);
   pthread_cond_destroy (&cpu->idle);
   gblur_kept_clear (&cpu->fft_region);
+  for (int i = 0; i < cpu->threads; i++)
+    gblur_kept_clear (&cpu->rings[i]);
+  free (cpu->rings);
   free (cpu->workers);
   free (cpu);
 }
@@ -331,14 +340,15 @@ alloc_aligned (size_t bytes)
 /* The ring, lines and output row of worker i; 0 when out of memory (some
  * may then be allocated: free_scratch frees them). */
 static int
-alloc_worker_scratch (cpu_run *run, int i)
+alloc_worker_scratch (gblur_cpu *cpu, cpu_run *run, int i)
 {
   /* An injected fault fails the last buffer, after the others were
    * allocated, so that the cleanup of a partial allocation is tested. */
   const int    fail = run->job->faults->cpu_alloc && i == run->workers - 1;
   const size_t lines_bytes = (size_t) (run->block + 1) * run->line_len * sizeof (float);
 
-  run->ring[i] = alloc_aligned ((size_t) run->ring_rows * run->ring_stride * sizeof (float));
+  run->ring[i] = gblur_kept_alloc (&cpu->rings[i], (size_t) run->ring_rows * run->ring_stride * sizeof (float),
+                                  &run->ring_bytes[i]);
   run->lines[i] = alloc_aligned (lines_bytes);
   run->out[i] = fail ? NULL : alloc_aligned (run->out_len * sizeof (float));
   if (run->lines[i]) /* line padding read by the vector loops starts finite */
@@ -349,16 +359,17 @@ alloc_worker_scratch (cpu_run *run, int i)
 /* The weights and the scratch of each of run->workers workers, in arrays
  * of `threads` entries. */
 static gblur_status
-alloc_scratch (cpu_run *run, int threads, char *err, size_t err_size)
+alloc_scratch (gblur_cpu *cpu, cpu_run *run, int threads, char *err, size_t err_size)
 {
   int ok;
 
   run->ring = calloc ((size_t) threads, sizeof (float *));
+  run->ring_bytes = calloc ((size_t) threads, sizeof (size_t));
   run->lines = calloc ((size_t) threads, sizeof (float *));
   run->out = calloc ((size_t) threads, sizeof (float *));
-  ok = run->ring && run->lines && run->out;
+  ok = run->ring && run->ring_bytes && run->lines && run->out;
   for (int i = 0; ok && i < run->workers; i++)
-    ok = alloc_worker_scratch (run, i);
+    ok = alloc_worker_scratch (cpu, run, i);
   if (ok)
     return GBLUR_OK;
   snprintf (err, err_size, "out of host memory for the CPU backend's scratch buffers%s",
@@ -367,15 +378,16 @@ alloc_scratch (cpu_run *run, int threads, char *err, size_t err_size)
 }
 
 static void
-free_scratch (cpu_run *run, int threads)
+free_scratch (gblur_cpu *cpu, cpu_run *run, int threads)
 {
   for (int i = 0; i < threads; i++)
     {
-      if (run->ring) free (run->ring[i]);
+      if (run->ring && run->ring_bytes) gblur_kept_give (&cpu->rings[i], run->ring[i], run->ring_bytes[i]);
       if (run->lines) free (run->lines[i]);
       if (run->out) free (run->out[i]);
     }
   free (run->ring);
+  free (run->ring_bytes);
   free (run->lines);
   free (run->out);
 }
@@ -521,9 +533,9 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
   status = plan_run (cpu, job, &run, err, err_size);
   if (status != GBLUR_OK)
     return status;
-  status = alloc_scratch (&run, cpu->threads, err, err_size);
+  status = alloc_scratch (cpu, &run, cpu->threads, err, err_size);
   if (status == GBLUR_OK)
     status = run_bands (cpu, &run, job, err, err_size);
-  free_scratch (&run, cpu->threads);
+  free_scratch (cpu, &run, cpu->threads);
   return status;
 }

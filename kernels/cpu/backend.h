@@ -57,6 +57,7 @@ struct cpu_run {
   size_t                   out_len;     /* floats per output row buffer */
   pthread_mutex_t          lock;
   float                  **ring;        /* per worker scratch */
+  size_t                  *ring_bytes;  /* their capacity (gblur_kept) */
   float                  **lines;       /* block + 1 lines: block outputs, one spare */
   float                  **out;
 };
