@@ -47,19 +47,21 @@
 
 /* The cost of a pass per output sample, in taps of the direct loops (which
  * cost 2 radius + 1 taps), is FFT_COST times n log2 n / outputs, n the FFT
- * length: fitted to the crossovers measured with one thread (CPU time) on
- * a 2-core AVX-512 EPYC: on 2048x2048 gray the horizontal pass alone breaks
- * even near sigma 16.5, the vertical pass alone near 29, both near 22; on
- * 1024x1024 RGBA both near 23.  The vertical pass costs more: it
- * transposes blocks of columns in and out. */
-#define FFT_COST_H 8.5
-#define FFT_COST_V 14.0
-/* Precise runs' passes cost this much more (the double transforms and the
- * copies to and from them, the check for outputs to repair), fitted to the
- * crossovers of 8-bit RGBA in linear light with premultiplied alpha (tests/
- * bench --format layer, 2 threads): near sigma 27 on 2048x2048, 35 on
- * 4096x4096. */
-#define FFT_COST_PRECISE 1.25
+ * length: fitted to the crossovers measured (2 threads, a 2-core AVX-512
+ * EPYC, alternating runs, the least of their medians): on 2048x2048 gray
+ * both passes break even near sigma 42 (the horizontal pass alone breaks
+ * even near 5/8 of that, the vertical near 4/3 of it, as measured before
+ * the direct loops took their taps in phases and slid the vertical pass's
+ * rows through registers).  The vertical pass costs more: it transposes
+ * blocks of columns in and out. */
+#define FFT_COST_H 16.0
+#define FFT_COST_V 26.5
+/* Precise runs' passes cost this many times as much, against the direct
+ * loops on the same data (which do more per tap there too: the curve, the
+ * alpha, four channels), fitted to 8-bit RGBA in linear light with
+ * premultiplied alpha (tests/bench --format layer): both break even near
+ * sigma 50 on 4096x4096. */
+#define FFT_COST_PRECISE 0.95
 
 /* A double-precision FFT convolution is off by at most 1e-13 of the
  * largest input of its line (assumed for lines up to the 32768-sample FFTs
