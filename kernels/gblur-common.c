@@ -177,10 +177,7 @@ static void
 srgb_tables_build (void)
 {
   for (int i = 0; i < 256; i++)
-    {
-      srgb_tables.decode_u8[i] = (float) gblur_srgb_to_linear (i / 255.0);
-      srgb_tables.scale_u8[i] = i * (1.0f / 255.0f);
-    }
+    srgb_tables.decode_u8[i] = (float) gblur_srgb_to_linear (i / 255.0);
   /* Code k+1 wins over k when the encoded value reaches k + 0.5. */
   for (int k = 0; k < 255; k++)
     srgb_tables.encode_u8_next[k] = srgb_tables.encode_u8_threshold[k]

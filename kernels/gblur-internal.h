@@ -218,7 +218,6 @@ double gblur_linear_to_srgb (double l);
 /* Lookup tables, built once (thread-safe). */
 typedef struct {
   float decode_u8[256];           /* u8 code -> linear [0,1] */
-  float scale_u8[256];            /* u8 code -> code / 255 (as the float division makes it) */
   float encode_u8_threshold[255]; /* linear value where code k rounds up to k+1 */
   float encode_u8_next[256];      /* where code k + 1 starts: the thresholds, then +inf */
   float decode_u16[65536];        /* u16 code -> linear [0,1] */

@@ -31,6 +31,28 @@ load_u8 (const unsigned char *row, int pixels, int channels, int has_alpha, cons
     }
 }
 
+/* The same for codes stored as is: code * (1 / 255), which is what the
+ * table holds, computed (the loops vectorise). */
+static void
+load_u8_scaled (const unsigned char *row, int pixels, int channels, int has_alpha, float *out)
+{
+  const float scale = 1.0f / 255.0f;
+
+  if (!has_alpha)
+    {
+      for (int i = 0; i < pixels * channels; i++)
+        out[i] = row[i] * scale;
+      return;
+    }
+  for (int p = 0; p < pixels; p++, row += channels, out += channels)
+    {
+      const float a = row[channels - 1] * scale;
+      for (int c = 0; c < channels - 1; c++)
+        out[c] = row[c] * scale * a;
+      out[channels - 1] = a;
+    }
+}
+
 /* Working values are normalised to [0,1] (u8 / 255, u16 / 65535, float as
  * is), in linear light when asked, premultiplied when asked. */
 void
@@ -44,7 +66,10 @@ gblur_cpu_load_row (const unsigned char *row, gblur_sample sample, int pixels, i
   switch (sample)
     {
     case GBLUR_U8:
-      load_u8 (row, pixels, channels, has_alpha, linear ? srgb->decode_u8 : srgb->scale_u8, out);
+      if (linear)
+        load_u8 (row, pixels, channels, has_alpha, srgb->decode_u8, out);
+      else
+        load_u8_scaled (row, pixels, channels, has_alpha, out);
       return;
     case GBLUR_U16:
       for (int p = 0; p < pixels; p++)

@@ -668,36 +668,62 @@ load_region_row (const fft_run *run, int i)
 
 /* ---- The vertical pass: block b of BLOCK_FLOATS columns of img ---- */
 
+#ifdef __SSE2__
+/* Rows of a strided side fetched this far ahead of the tiles that read or
+ * write them: each is a cache line of its own, too far from the last for
+ * the hardware to guess. */
+#define PREFETCH_ROWS 16
+
+/* The 4x4 tile at src (rows src_stride apart) into dst (dst_stride). */
+static inline void
+transpose4 (const float *s, size_t src_stride, float *d, size_t dst_stride)
+{
+  __m128 a = _mm_loadu_ps (s), b = _mm_loadu_ps (s + src_stride);
+  __m128 e = _mm_loadu_ps (s + 2 * src_stride), f = _mm_loadu_ps (s + 3 * src_stride);
+
+  _MM_TRANSPOSE4_PS (a, b, e, f);
+  _mm_storeu_ps (d, a);
+  _mm_storeu_ps (d + dst_stride, b);
+  _mm_storeu_ps (d + 2 * dst_stride, e);
+  _mm_storeu_ps (d + 3 * dst_stride, f);
+}
+#endif
+
 /* dst[c dst_stride + r] = src[r src_stride + c] for r < rows, c < cols:
- * 4x4 tiles in SSE registers where there are, one by one at the ends. */
+ * 4x4 tiles in SSE registers where there are, one by one at the ends.  The
+ * tiles go along the shorter side first, so that the longer side's rows
+ * (a block's many region rows: cache lines far apart) are read or written
+ * whole, once, and prefetched. */
 static void
 transpose (const float *src, size_t src_stride, float *dst, size_t dst_stride, int rows, int cols)
 {
-  int r = 0;
-
 #ifdef __SSE2__
-  for (; r + 4 <= rows; r += 4)
-    {
-      int c = 0;
-      for (; c + 4 <= cols; c += 4)
-        {
-          const float *s = src + (size_t) r * src_stride + c;
-          float       *d = dst + (size_t) c * dst_stride + r;
-          __m128 a = _mm_loadu_ps (s), b = _mm_loadu_ps (s + src_stride);
-          __m128 e = _mm_loadu_ps (s + 2 * src_stride), f = _mm_loadu_ps (s + 3 * src_stride);
-          _MM_TRANSPOSE4_PS (a, b, e, f);
-          _mm_storeu_ps (d, a);
-          _mm_storeu_ps (d + dst_stride, b);
-          _mm_storeu_ps (d + 2 * dst_stride, e);
-          _mm_storeu_ps (d + 3 * dst_stride, f);
-        }
-      for (; c < cols; c++)
-        for (int i = r; i < r + 4; i++)
-          dst[(size_t) c * dst_stride + i] = src[(size_t) i * src_stride + c];
-    }
+  const int r4 = rows / 4 * 4, c4 = cols / 4 * 4;
+
+  if (rows >= cols)
+    for (int r = 0; r < r4; r += 4)
+      {
+        if (r + PREFETCH_ROWS + 4 <= rows)
+          for (int i = 0; i < 4; i++)
+            _mm_prefetch ((const char *) (src + (size_t) (r + PREFETCH_ROWS + i) * src_stride), _MM_HINT_T0);
+        for (int c = 0; c < c4; c += 4)
+          transpose4 (src + (size_t) r * src_stride + c, src_stride, dst + (size_t) c * dst_stride + r, dst_stride);
+      }
+  else
+    for (int c = 0; c < c4; c += 4)
+      {
+        if (c + PREFETCH_ROWS + 4 <= cols)
+          for (int i = 0; i < 4; i++)
+            _mm_prefetch ((const char *) (dst + (size_t) (c + PREFETCH_ROWS + i) * dst_stride), _MM_HINT_T0);
+        for (int r = 0; r < r4; r += 4)
+          transpose4 (src + (size_t) r * src_stride + c, src_stride, dst + (size_t) c * dst_stride + r, dst_stride);
+      }
+#else
+  const int r4 = 0, c4 = 0;
 #endif
-  for (; r < rows; r++)
-    for (int c = 0; c < cols; c++)
+  /* what the tiles left: the last rows % 4 and cols % 4 (all without SSE) */
+  for (int r = 0; r < rows; r++)
+    for (int c = r < r4 ? c4 : 0; c < cols; c++)
       dst[(size_t) c * dst_stride + r] = src[(size_t) r * src_stride + c];
 }
 
