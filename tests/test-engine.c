@@ -825,6 +825,26 @@ test_kept_buffers (void)
   gblur_engine_free (fresh);
 }
 
+/* An 8-bit RGBA image whose alphas are all at least 13 (above the FFT
+ * path's single-precision floor, 5% of the largest), most colours near
+ * black (where the sRGB curve magnifies errors most), and, left of column
+ * `clear`, transparent pixels (whose rows then take double precision). */
+static gblur_image
+make_floor_alpha_image (int w, int h, int clear)
+{
+  gblur_image img = make_image (w, h, 4, GBLUR_U8, 0, 0);
+
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        unsigned char *px = (unsigned char *) img.data + (size_t) y * img.stride + (size_t) x * 4;
+        for (int ch = 0; ch < 3; ch++)
+          px[ch] = (unsigned char) (rng () % 4 == 0 ? rng () % 256 : rng () % 6);
+        px[3] = (unsigned char) (x < clear ? 0 : 13 + rng () % 243);
+      }
+  return img;
+}
+
 /* Where FFT error shows: sparse images (a line's largest value far above
  * most outputs), 16-bit data, near black in linear light, and mostly
  * transparent premultiplied images with tiny alphas (which fail by up to
@@ -857,6 +877,31 @@ test_fft_hard (void)
             free (src.data);
           }
       }
+  /* 8-bit RGBA with premultiplied alpha (a layer's format): mostly
+   * transparent (double precision, and repairs), and with every alpha over
+   * the single-precision floor, alone or beside transparent columns. */
+  for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++)
+    {
+      const unsigned flags = GBLUR_PREMULTIPLY_ALPHA | GBLUR_LINEAR_LIGHT;
+      gblur_params   params = { .sigma_x = pairs[pi][0], .sigma_y = pairs[pi][1], .flags = flags };
+      gblur_image    src = make_sparse_image (211, 97, 4, GBLUR_U8, 40);
+
+      check_against_reference (engine, &src, &params, "fft sparse RGBA8 layer");
+      free (src.data);
+      if (pairs[pi][1] == 0)  /* a faint pixel 3 radii from an opaque edge */
+        {
+          src = make_far_image (4 * gblur_radius (pairs[pi][0]), 5, 4, GBLUR_U8,
+                                3 * gblur_radius (pairs[pi][0]));
+          check_against_reference (engine, &src, &params, "fft far RGBA8 layer");
+          free (src.data);
+        }
+      for (int clear = 0; clear <= 60; clear += 60)
+        {
+          src = make_floor_alpha_image (233, 151, clear);
+          check_against_reference (engine, &src, &params, "fft alpha over the floor");
+          free (src.data);
+        }
+    }
   gblur_engine_free (engine);
 }
 

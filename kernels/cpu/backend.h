@@ -102,8 +102,10 @@ gblur_kept *gblur_cpu_kept_region (gblur_cpu *cpu);
  * contract for most formats; two need more and transform in double
  * precision: 16-bit linear light (the sRGB curve's slope near black
  * magnifies the error) and premultiplied alpha, where dividing by a small
- * blurred alpha magnifies it without bound: there the outputs whose alpha
- * is too small for double precision too are summed again directly.
+ * blurred alpha magnifies it without bound (8-bit data: only the lines of
+ * pixels with an alpha under 5% of their largest input): there the outputs
+ * whose alpha is too small for double precision too are summed again
+ * directly.
  * gblur_cpu_fft_wanted says whether a job takes it: the format allows it,
  * mode is not off, its scratch fits the memory limit and (mode auto) it is
  * expected to be faster than the direct loops. */

@@ -76,6 +76,16 @@
  * zeros, which the horizontal pass then sees as such. */
 #define ALPHA_FLOOR 1e-6
 
+/* 8-bit data with premultiplied alpha transforms a pixel's lines in single
+ * precision where every alpha they hold is at least SINGLE_ALPHA_FLOOR
+ * times their largest input: its blurred alphas are too (the taps are
+ * positive and sum to 1), and a single-precision convolution is off by at
+ * most 1e-6 of the largest input of its line (assumed), so each colour is
+ * off by at most 4e-5 after one pass, 8e-5 after both: a quarter of an
+ * 8-bit level where the sRGB curve is steepest (lines with no input at
+ * all give exact zeros either way).  Other lines take double precision. */
+#define SINGLE_ALPHA_FLOOR 0.05f
+
 /* ---- Plans, shared by all engines ---- */
 
 typedef struct fft_plans {
@@ -295,6 +305,9 @@ typedef struct {
   int                      workers;
   int                      precise;      /* double transforms: needs_precision */
   int                      repair;       /* outputs re-summed: divides_by_alpha */
+  int                      single_first; /* precise, but single precision for the
+                                            pixels whose alphas allow it: 8-bit
+                                            data divided by alpha */
   size_t                   stride;       /* floats per row of img, >= reg.w * c */
   float                   *img;          /* the region in working floats; the
                                             vertical pass writes its outputs
@@ -339,6 +352,7 @@ plan_lengths (fft_run *run, const gblur_job *job)
   run->c = job->src->channels;
   run->precise = needs_precision (job);
   run->repair = divides_by_alpha (job);
+  run->single_first = run->repair && job->src->sample == GBLUR_U8;
   /* an odd number of cache lines: a block's column of rows spreads over
    * the cache sets (a row of 2048 floats put them all in a few) */
   run->stride = round_up ((size_t) run->reg.w * run->c, BLOCK_FLOATS) | BLOCK_FLOATS;
@@ -575,21 +589,37 @@ largest_magnitude (const float *v, int n)
 }
 
 /* line (a->len samples) convolved with the axis's kernel, the edges clamped,
- * on worker's buffers; output i (0 <= i < a->outputs) in
- * line[a->offset + i].  Returns the largest magnitude of the input where
- * the run repairs (repair_pixel), else 0. */
-static float
-convolve_line (const fft_run *run, const fft_axis *a, float *line, int worker)
+ * on worker's buffers, in double precision when `precise`; output i (0 <=
+ * i < a->outputs) in line[a->offset + i]. */
+static void
+convolve_line (const fft_run *run, const fft_axis *a, float *line, int worker, int precise)
 {
   const float first = line[0], last = line[a->len - 1];
-  const float largest = run->repair ? largest_magnitude (line, a->len) : 0.0f;
 
-  if (run->precise)
+  if (precise)
     convolve_double (a, line, run->work[worker], (fftw_complex *) run->spec[worker]);
   else
     convolve_float (a, line, run->spec[worker]);
   add_edge_tails (a, first, last, line);
-  return largest;
+}
+
+/* The smallest of n > 0 values `step` floats apart. */
+static float
+smallest (const float *v, size_t step, int n)
+{
+  float m = v[0];
+
+  for (int i = 1; i < n; i++)
+    m = v[(size_t) i * step] < m ? v[(size_t) i * step] : m;
+  return m;
+}
+
+/* Whether a pixel's lines (alphas `step` floats apart, largest: their
+ * largest input) transform in double precision (see SINGLE_ALPHA_FLOOR). */
+static int
+pixel_precise (const fft_run *run, const float *alpha, size_t step, int n, float largest)
+{
+  return run->precise && !(run->single_first && smallest (alpha, step, n) >= SINGLE_ALPHA_FLOOR * largest);
 }
 
 /* ---- Repair: outputs whose blurred alpha is under the FFT's error ---- */
@@ -770,12 +800,27 @@ vertical_block (const fft_run *run, int b, int worker)
 {
   const size_t x = (size_t) b * BLOCK_FLOATS, row = (size_t) run->reg.w * run->c;
   const int    bw = row - x < BLOCK_FLOATS ? (int) (row - x) : BLOCK_FLOATS;
+  const int    c = run->c;
+  const size_t pitch = line_pitch (run);
   float       *lines = run->lines[worker];
   float        largest[BLOCK_FLOATS];
 
   gather_columns (run, x, bw, lines);
   for (int k = 0; k < bw; k++)
-    largest[k] = convolve_line (run, &run->y, lines + (size_t) k * line_pitch (run), worker);
+    largest[k] = run->repair ? largest_magnitude (lines + (size_t) k * pitch, run->reg.h) : 0.0f;
+  if (!run->single_first)
+    for (int k = 0; k < bw; k++)
+      convolve_line (run, &run->y, lines + (size_t) k * pitch, worker, run->precise);
+  else /* whole pixels (format_allows_fft), each in the precision it needs */
+    for (int p = 0; p < bw / c; p++)
+      {
+        float *first = lines + (size_t) p * c * pitch, m = 0.0f;
+        for (int ch = 0; ch < c; ch++)
+          m = largest[p * c + ch] > m ? largest[p * c + ch] : m;
+        const int precise = pixel_precise (run, first + (size_t) (c - 1) * pitch, 1, run->reg.h, m);
+        for (int ch = 0; ch < c; ch++)
+          convolve_line (run, &run->y, first + (size_t) ch * pitch, worker, precise);
+      }
   if (run->repair)
     repair_columns (run, x, bw, lines, largest, worker);
   scatter_columns (run, x, bw, lines);
@@ -798,19 +843,18 @@ horizontal_row (const fft_run *run, int i, int worker)
   else if (c == 1)
     {
       memcpy (lines, values, (size_t) run->reg.w * sizeof (float));
-      convolve_line (run, &run->x, lines, worker);
+      convolve_line (run, &run->x, lines, worker, run->precise);
       out = lines + o;
     }
   else
     {
       /* the channels apart, a line each, and back together */
-      float *channel[GBLUR_MAX_CHANNELS], largest = 0.0f;
+      float *channel[GBLUR_MAX_CHANNELS];
+      float  largest = run->repair ? largest_magnitude (values, run->reg.w * c) : 0.0f;
+      int    precise = pixel_precise (run, values + c - 1, (size_t) c, run->reg.w, largest);
       transpose (values, (size_t) c, lines, pitch, run->reg.w, c);
       for (int ch = 0; ch < c; ch++)
-        {
-          const float m = convolve_line (run, &run->x, channel[ch] = lines + (size_t) ch * pitch, worker);
-          largest = m > largest ? m : largest;
-        }
+        convolve_line (run, &run->x, channel[ch] = lines + (size_t) ch * pitch, worker, precise);
       if (run->repair)
         repair_pixel (&run->x, channel, c, values, (size_t) c, largest, run->nonzero[worker]);
       transpose (lines + o, pitch, out, (size_t) c, c, W);
