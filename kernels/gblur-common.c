@@ -59,6 +59,14 @@ gblur_make_weights (double sigma, int radius, float *weights)
     weights[k] = (float) (w[k] / sum);
 }
 
+size_t
+gblur_large_capacity (size_t bytes)
+{
+  if (bytes < GBLUR_LARGE_BYTES || bytes > SIZE_MAX - GBLUR_HUGE_PAGE)
+    return bytes;
+  return (bytes + GBLUR_HUGE_PAGE - 1) / GBLUR_HUGE_PAGE * GBLUR_HUGE_PAGE;
+}
+
 void *
 gblur_alloc_large (size_t bytes)
 {
@@ -68,7 +76,7 @@ gblur_alloc_large (size_t bytes)
     return posix_memalign (&p, 64, bytes ? bytes : 1) == 0 ? p : NULL;
   if (bytes > SIZE_MAX - GBLUR_HUGE_PAGE)
     return NULL;
-  bytes = (bytes + GBLUR_HUGE_PAGE - 1) / GBLUR_HUGE_PAGE * GBLUR_HUGE_PAGE;
+  bytes = gblur_large_capacity (bytes);
   if (posix_memalign (&p, GBLUR_HUGE_PAGE, bytes) != 0)
     return NULL;
 #ifdef MADV_HUGEPAGE
@@ -128,9 +136,8 @@ gblur_kept_alloc (gblur_kept *kept, size_t bytes, size_t *capacity)
 
   if (!data)
     {
-      *capacity = bytes < GBLUR_LARGE_BYTES ? bytes
-                                           : (bytes + GBLUR_HUGE_PAGE - 1) / GBLUR_HUGE_PAGE * GBLUR_HUGE_PAGE;
-      data = gblur_alloc_large (*capacity);
+      *capacity = gblur_large_capacity (bytes);
+      data = gblur_alloc_large (bytes);
     }
   return data;
 }

@@ -675,7 +675,10 @@ plain_alloc (gblur_engine *engine, size_t bytes, size_t *size)
   for (int i = 0; !base && i < PLAIN_KEPT; i++)
     base = gblur_kept_take (&engine->plain_kept[i], bytes, &capacity);
   if (!base)
-    base = gblur_kept_alloc (&engine->plain_kept[0], bytes, &capacity);
+    {
+      capacity = gblur_large_capacity (bytes);
+      base = gblur_alloc_large (bytes);
+    }
   if (base)
     *size = capacity - HOST_HEADER;
   return base;

@@ -167,7 +167,10 @@ void gblur_make_weights (double sigma, int radius, float *weights);
  * NULL when out of memory; free with free (). */
 #define GBLUR_HUGE_PAGE   ((size_t) 2 << 20)
 #define GBLUR_LARGE_BYTES (4 * GBLUR_HUGE_PAGE)
-void *gblur_alloc_large (size_t bytes);
+void  *gblur_alloc_large (size_t bytes);
+/* The bytes gblur_alloc_large gives for `bytes`: as many, or whole huge
+ * pages from GBLUR_LARGE_BYTES. */
+size_t gblur_large_capacity (size_t bytes);
 
 /* A freed large buffer kept for the next run that needs as much: madvised
  * MADV_FREE, so the system may take its pages back whenever it is short of

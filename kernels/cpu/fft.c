@@ -375,15 +375,12 @@ line_pitch (const fft_run *run)
   return round_up (max_length (run), BLOCK_FLOATS) | BLOCK_FLOATS;
 }
 
-/* Bytes of img: whole huge pages from GBLUR_LARGE_BYTES, as
- * gblur_kept_alloc gives them.  The buffer stays in the engine's slot
- * between runs. */
+/* Bytes of img, as gblur_kept_alloc gives them (it stays in the engine's
+ * slot between runs). */
 static size_t
 region_bytes (const fft_run *run)
 {
-  const size_t bytes = (size_t) run->reg.h * run->stride * sizeof (float);
-
-  return bytes < GBLUR_LARGE_BYTES ? bytes : round_up (bytes, GBLUR_HUGE_PAGE);
+  return gblur_large_capacity ((size_t) run->reg.h * run->stride * sizeof (float));
 }
 
 /* Bytes of a worker's spectrum. */
