@@ -198,6 +198,21 @@ FN (vertical_fold) (const float *const *rows, int r, const float *w, float *cons
  * of the 32 vector registers of AVX-512 or the 16 of the others. */
 #define SLIDE_ROWS (VL == 16 ? 8 : 4)
 
+/* A window of n vectors in registers moved one vector on (the next
+ * enters at the end) or back (at the start); the compiler renames them. */
+#define SLIDE_ON(v, n, next)                                               \
+  do {                                                                     \
+    for (int i_ = 0; i_ < (n) - 1; i_++)                                   \
+      v[i_] = v[i_ + 1];                                                   \
+    v[(n) - 1] = (next);                                                   \
+  } while (0)
+#define SLIDE_BACK(v, n, next)                                             \
+  do {                                                                     \
+    for (int i_ = (n) - 1; i_ > 0; i_--)                                   \
+      v[i_] = v[i_ - 1];                                                   \
+    v[0] = (next);                                                         \
+  } while (0)
+
 /* Adds taps k0..k1 to the SLIDE_ROWS vectors of sums p: w[k] (lo[j] +
  * hi[j]), lo[j] and hi[j] the rows k above and below output j, kept in
  * registers as k grows (the compiler renames them): each tap loads one row
@@ -208,12 +223,8 @@ FN (vertical_fold) (const float *const *rows, int r, const float *w, float *cons
       const float w_ = (w)[k_];                                            \
       if (k_ > 1)                                                          \
         {                                                                  \
-          for (int j_ = SLIDE_ROWS - 1; j_ > 0; j_--)                      \
-            lo[j_] = lo[j_ - 1];                                           \
-          for (int j_ = 0; j_ < SLIDE_ROWS - 1; j_++)                      \
-            hi[j_] = hi[j_ + 1];                                           \
-          lo[0] = VLOAD ((mid)[-k_] + (x));                                \
-          hi[SLIDE_ROWS - 1] = VLOAD ((mid)[SLIDE_ROWS - 1 + k_] + (x));   \
+          SLIDE_BACK (lo, SLIDE_ROWS, VLOAD ((mid)[-k_] + (x)));           \
+          SLIDE_ON (hi, SLIDE_ROWS, VLOAD ((mid)[SLIDE_ROWS - 1 + k_] + (x))); \
         }                                                                  \
       for (int j_ = 0; j_ < SLIDE_ROWS; j_++)                              \
         p[j_] += (lo[j_] + hi[j_]) * w_;                                   \
@@ -296,23 +307,6 @@ FN (vertical_slide) (const float *const *rows, int r, const float *w, float *con
       }                                                                    \
   } while (0)
 
-/* A window of four vectors moved one vector on (the next enters at the
- * end) or back (at the start). */
-#define SLIDE_ON(v, next)                                                  \
-  do {                                                                     \
-    v[0] = v[1];                                                           \
-    v[1] = v[2];                                                           \
-    v[2] = v[3];                                                           \
-    v[3] = (next);                                                         \
-  } while (0)
-#define SLIDE_BACK(v, next)                                                \
-  do {                                                                     \
-    v[3] = v[2];                                                           \
-    v[2] = v[1];                                                           \
-    v[1] = v[0];                                                           \
-    v[0] = (next);                                                         \
-  } while (0)
-
 /* The four vectors of HSUMS for a step that divides VL, in P = VL / step
  * phases: the taps k = s + P t of phase s read, for the four outputs,
  * vectors that lie whole vectors apart, so they are kept in a window of
@@ -352,15 +346,15 @@ FN (hsums_phased) (const float *m, const float *w, int r, int step, V *a)
                 p[q] += (lo[q] + hi[q]) * wk;
               if (t == e)
                 break;
-              SLIDE_BACK (lo, VLOAD (lb - (size_t) VL * (t + 1)));
-              SLIDE_ON (hi, VLOAD (rb + (size_t) VL * (t + 4)));
+              SLIDE_BACK (lo, 4, VLOAD (lb - (size_t) VL * (t + 1)));
+              SLIDE_ON (hi, 4, VLOAD (rb + (size_t) VL * (t + 4)));
             }
           for (int q = 0; q < 4; q++)
             a[q] += p[q];
           if (++t > t_end)
             break;
-          SLIDE_BACK (lo, VLOAD (lb - (size_t) VL * t));
-          SLIDE_ON (hi, VLOAD (rb + (size_t) VL * (t + 3)));
+          SLIDE_BACK (lo, 4, VLOAD (lb - (size_t) VL * t));
+          SLIDE_ON (hi, 4, VLOAD (rb + (size_t) VL * (t + 3)));
         }
     }
 }
