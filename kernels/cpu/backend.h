@@ -11,6 +11,13 @@
 #ifndef GBLUR_CPU_BACKEND_H
 #define GBLUR_CPU_BACKEND_H
 
+/* The backend is written for -O3's unrolling and inlining: at a build's own
+ * -O2 (Debian's packages) its direct loops ran 2.5 to 3.6 times slower and
+ * its FFT path 10 to 20%.  Unoptimised builds stay as asked, for debugging. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#pragma GCC optimize ("O3")
+#endif
+
 #include "gblur-internal.h"
 
 #include <pthread.h>
