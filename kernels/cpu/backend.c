@@ -1,6 +1,5 @@
-/* The CPU backend: the image is cut into tiles (full-width stripes unless
- * the memory limit asks for column blocks), handed to the pool's threads a
- * band at a time; progress is reported after each band.  Each tile is
+/* The CPU backend: the image is cut into tiles (plan_tiles), handed to the
+ * pool's threads a band at a time; progress is reported after each band.  Each tile is
  * blurred by the hot loops of one instruction set (loops.h), built for the
  * baseline (SSE2 on x86-64), for AVX2+FMA and for AVX-512, each in a file of
  * its own with its own compiler flags, and picked here at run time. */
@@ -246,28 +245,64 @@ scratch_bytes (const gblur_job *job, int tile_w, int block)
          * sizeof (float);
 }
 
-/* Tiles: full-width stripes (the vertical pass reads the ring once per
- * BLOCK rows, so it need not fit a cache), narrower only when the memory
- * limit says so.  Stripes are short enough that every thread gets work and
- * progress is reported a few times: about 8 progress steps, each of
- * TILES_PER_WORKER tiles per worker, handed out one at a time, so that a
- * thread slowed down (by another process) holds the others up by one small
- * tile at most.  Large vertical radii read 2 ry rows of halo per tile: fewer,
- * taller tiles there. */
+/* Tiles.  The run wants about 8 progress steps, each of TILES_PER_WORKER
+ * tiles per worker, handed out one at a time, so that a thread slowed down
+ * (by another process) holds the others up by one small tile at most.
+ * Full-width stripes where they can, since columns cost halo and per-row
+ * work.  But each tile converts 2 ry rows of halo: beyond the 8 stripes that
+ * progress needs, stripes stay 4 ry tall (halo at most half the rows) and
+ * columns give the other tiles.  And the vertical pass reads each ring row
+ * 2 ry + block times: tiles narrow enough for a worker's ring to stay in a
+ * core's L2 cache (RING_CACHE_BYTES), where they stay 16 rx wide.  Large
+ * vertical radii read more halo: fewer tiles there. */
 #define TILES_PER_WORKER(radius_y) ((radius_y) > FOLD_MAX_RADIUS ? 2 : 4)
+#define PROGRESS_STEPS 8
+#define RING_CACHE_BYTES (1 << 20)
+
+/* The fewest tile columns whose rings fit RING_CACHE_BYTES, as long as the
+ * tiles stay 16 rx wide. */
+static int
+cache_tile_columns (const gblur_job *job, int block)
+{
+  const int    W = job->geo.win_w, rx = job->radius_x;
+  const size_t column_bytes = (size_t) (2 * job->radius_y + block) * job->src->channels * sizeof (float);
+  const long   fit = (long) (RING_CACHE_BYTES / column_bytes) - 2L * rx;
+  const long   least = rx > 0 ? 16L * rx : 16L;
+  const long   tile_w = fit > least ? fit : least;
+
+  return tile_w >= W ? 1 : (int) ((W + tile_w - 1) / tile_w);
+}
+
+/* Columns and stripes of a grid of `wanted` tiles (as many as fit, tiles
+ * 16 wide and ROWS tall at least, where the window is too small). */
+static void
+tile_grid (const gblur_job *job, int wanted, int block, int *cols, int *rows)
+{
+  const int W = job->geo.win_w, H = job->geo.win_h, ry = job->radius_y;
+  const int max_cols = W > 16 ? (W + 15) / 16 : 1;
+  const int max_rows = H > ROWS ? (H + ROWS - 1) / ROWS : 1;
+  const int tall_rows = ry > 0 ? H / (4 * ry) : max_rows;    /* stripes 4 ry tall */
+  const int row_cap = clamp_int (tall_rows, PROGRESS_STEPS < max_rows ? PROGRESS_STEPS : max_rows,
+                                 max_rows);
+  const int min_cols = cache_tile_columns (job, block);
+
+  *cols = clamp_int ((wanted + row_cap - 1) / row_cap, min_cols, max_cols);
+  *rows = clamp_int ((wanted + *cols - 1) / *cols, 1, row_cap);
+}
 
 static int
 plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling, int *block)
 {
   const int    W = job->geo.win_w, H = job->geo.win_h;
   const size_t budget = job->memory_limit / (size_t) threads;
-  int          tile_w = W;
-  int          stripes = 8 * threads * TILES_PER_WORKER (job->radius_y);
+  int          cols, rows, tile_w;
 
   /* Large vertical radii: several sub-blocks per ring step, so each input
    * line is fetched once per BLOCK_MAX rows; small radii: the lines stay in
    * L2. */
   *block = job->radius_y > FOLD_MAX_RADIUS ? BLOCK_MAX : ROWS;
+  tile_grid (job, PROGRESS_STEPS * threads * TILES_PER_WORKER (job->radius_y), *block, &cols, &rows);
+  tile_w = (W + cols - 1) / cols;
   while (scratch_bytes (job, tile_w, *block) > budget)
     {
       if (*block > ROWS)
@@ -278,12 +313,9 @@ plan_tiles (const gblur_job *job, int threads, gblur_tiling *tiling, int *block)
         tile_w = (tile_w + 1) / 2;
     }
   tiling->tile_w = tile_w;
-  tiling->tile_h = (H + stripes - 1) / stripes;
-  if (tiling->tile_h < ROWS && H > ROWS)
-    tiling->tile_h = ROWS;
+  tiling->tile_h = (H + rows - 1) / rows;
   return 1;
 }
-
 
 /* Fills run for job: the loops, the tiling, how many workers the memory
  * limit allows, the bands of tiles and the scratch sizes. */
