@@ -559,7 +559,7 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
   if ((job->flags & GBLUR_PREMULTIPLY_ALPHA) && reads_only_opaque (job))
     job->flags &= ~(unsigned) GBLUR_PREMULTIPLY_ALPHA;
 #ifdef HAVE_FFTW
-  if (gblur_cpu_fft_wanted (job, cpu->fft))
+  if (gblur_cpu_fft_wanted (job, cpu->fft, cpu->loops, cpu->threads))
     return gblur_cpu_fft_run (cpu, job, err, err_size);
 #endif
   status = plan_run (cpu, job, &run, err, err_size);

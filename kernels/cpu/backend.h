@@ -73,6 +73,7 @@ struct cpu_run {
 typedef struct {
   const char  *name;                    /* as GBLUR_CPU_ISA spells it */
   blur_tile_fn blur_tile;               /* blurs one tile: see loops.h */
+  double       tap_cost;                /* a tap's cost against the FFT path's, AVX-512's 1 (fft.c) */
 } cpu_loops;
 
 extern const cpu_loops gblur_cpu_loops_baseline;  /* loops-baseline.c: any CPU */
@@ -115,9 +116,11 @@ gblur_kept *gblur_cpu_kept_region (gblur_cpu *cpu);
  * directly.
  * gblur_cpu_fft_wanted says whether a job takes it: the format allows it,
  * mode is not off, its scratch fits the memory limit and (mode auto) it is
- * expected to be faster than the direct loops. */
+ * expected to be faster than the direct loops of `loops` on `threads`
+ * threads. */
 #ifdef HAVE_FFTW
-int          gblur_cpu_fft_wanted (const gblur_job *job, gblur_fft_mode mode);
+int          gblur_cpu_fft_wanted (const gblur_job *job, gblur_fft_mode mode, const cpu_loops *loops,
+                                   int threads);
 gblur_status gblur_cpu_fft_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size);
 #endif
 

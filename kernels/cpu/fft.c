@@ -53,7 +53,15 @@
  * even near 5/8 of that, the vertical near 4/3 of it, as measured before
  * the direct loops took their taps in phases and slid the vertical pass's
  * rows through registers).  The vertical pass costs more: it transposes
- * blocks of columns in and out. */
+ * blocks of columns in and out.
+ * Those taps are AVX-512's.  A tap of narrower loops costs their tap_cost
+ * (cpu_loops) times as much: on a 2-core AVX2 EPYC the same image breaks
+ * even near sigma 18 (2.3), near 7.5 with the baseline loops (5.6), and the
+ * RGBA layer of 4096x4096 near 24.  More threads favour the FFT path, whose
+ * lines are independent, over the direct loops, which share caches and
+ * memory bandwidth: on a 16-thread AVX-512 Xeon gray 4096x4096 breaks even
+ * near sigma 45 on 2 threads and 25 on 16, so a tap costs
+ * (threads / 2)^THREAD_EXPONENT times as much past 2 threads. */
 #define FFT_COST_H 16.0
 #define FFT_COST_V 26.5
 /* Precise runs' passes cost this many times as much, against the direct
@@ -62,6 +70,7 @@
  * premultiplied alpha (tests/bench --format layer): both break even near
  * sigma 50 on 4096x4096. */
 #define FFT_COST_PRECISE 0.95
+#define THREAD_EXPONENT 0.25
 
 /* A double-precision FFT convolution is off by at most 1e-13 of the
  * largest input of its line (assumed for lines up to the 32768-sample FFTs
@@ -269,7 +278,7 @@ direct_pass_cost (int radius)
 }
 
 static int
-fft_expected_faster (const gblur_job *job)
+fft_expected_faster (const gblur_job *job, const cpu_loops *loops, int threads)
 {
   const gblur_geometry *g = &job->geo;
   const region          reg = job_region (job);
@@ -278,7 +287,8 @@ fft_expected_faster (const gblur_job *job)
                               g->win_h, (double) reg.w / g->win_w)
                + fft_pass_cost (FFT_COST_H, rx, axis_length (reg.w, g->win_x - reg.x0, g->win_w, rx),
                                 g->win_w, 1.0);
-  double direct = direct_pass_cost (ry) + direct_pass_cost (rx);
+  double direct = (direct_pass_cost (ry) + direct_pass_cost (rx)) * loops->tap_cost
+                  * (threads > 2 ? pow (threads / 2.0, THREAD_EXPONENT) : 1.0);
 
   return fft * (needs_precision (job) ? FFT_COST_PRECISE : 1.0) < direct;
 }
@@ -408,13 +418,13 @@ run_bytes (const fft_run *run, int workers)
 }
 
 int
-gblur_cpu_fft_wanted (const gblur_job *job, gblur_fft_mode mode)
+gblur_cpu_fft_wanted (const gblur_job *job, gblur_fft_mode mode, const cpu_loops *loops, int threads)
 {
   fft_run run;
 
   if (mode == GBLUR_FFT_OFF || !format_allows_fft (job))
     return 0;
-  if (mode == GBLUR_FFT_AUTO && !fft_expected_faster (job))
+  if (mode == GBLUR_FFT_AUTO && !fft_expected_faster (job, loops, threads))
     return 0;
   plan_lengths (&run, job);
   return run_bytes (&run, 1) <= job->memory_limit;

@@ -10,4 +10,4 @@
 #define VL  16
 #include "loops.h"
 
-const cpu_loops gblur_cpu_loops_avx512 = { "avx512", blur_tile_avx512 };
+const cpu_loops gblur_cpu_loops_avx512 = { "avx512", blur_tile_avx512, 1.0 };
