@@ -293,7 +293,7 @@ gray_tile (const __grid_constant__ GrayArgs a)
 #define SMALL_TH   (GRAY_THREADS / SMALL_G * SMALL_SEG)   /* 32 */
 #define SMALL_TW   (8 * SMALL_G - 16)       /* 240 outputs per row */
 #define SMALL_S    (8 * SMALL_G + 4)        /* float stride, 4 mod 32 */
-#define SMALL_OUT_S (SMALL_TW * 4 + 8)      /* staged bytes per row (u8: 248, 2y mod 32 words apart) */
+#define SMALL_OUT_S (SMALL_TW + 8)          /* staged bytes per u8 row: 248, 2y mod 32 words apart */
 
 /* staged bytes per row: u8 8 bytes at stride 248 (16 lanes of a wavefront on
  * distinct banks); float 32 bytes at stride 968 */
@@ -339,6 +339,39 @@ small_load8 (const SmallArgs &a, const unsigned char *row, int col, bool fast, c
       v[i] = gray_load<T, LINEAR> (row, clampi (col + i, 0, a.t.rect.reg_w - 1), lut);
 }
 
+/* acc[j] += the taps of input row i (0..SEG + 2R - 1) for output row j. */
+template <int R>
+__device__ __forceinline__ void
+small_add_row (const SmallArgs &a, int i, const float (&v)[8], float (&acc)[SMALL_SEG][8])
+{
+#pragma unroll
+  for (int j = 0; j < SMALL_SEG; j++)
+    if (i - j >= 0 && i - j <= 2 * R)
+#pragma unroll
+      for (int c = 0; c < 8; c++)
+        acc[j][c] = fmaf (a.w[i - j < R ? R - (i - j) : i - j - R], v[c], acc[j][c]);
+}
+
+/* The vertical sums of strip columns col..col+7 from image row row0 on.
+ * INTERIOR: the block's rows and strip lie inside the region, aligned, so
+ * the loop has no branch and its loads can all be in flight at once. */
+template <typename T, bool LINEAR, int R, bool INTERIOR>
+__device__ __forceinline__ void
+small_vertical_sums (const SmallArgs &a, int row0, int col, bool fast, const float *lut,
+                     float (&acc)[SMALL_SEG][8])
+{
+  const unsigned char *first = INTERIOR ? a.t.src + (size_t) (row0 - a.t.rect.reg_y0) * a.t.src_pitch : a.t.src;
+#pragma unroll
+  for (int i = 0; i < SMALL_SEG + 2 * R; i++)
+    {
+      const unsigned char *row = INTERIOR ? first + (size_t) i * a.t.src_pitch
+                                          : a.t.src + tile_row_offset (a.t, row0 + i);
+      float v[8];
+      small_load8<T, LINEAR> (a, row, col, INTERIOR || fast, lut, v);
+      small_add_row<R> (a, i, v, acc);
+    }
+}
+
 /* 1. Vertical: thread (g, seg) makes strip columns 8g..8g+7, rows seg*SEG.. */
 template <typename T, bool LINEAR, int R>
 __device__ __forceinline__ void
@@ -347,6 +380,8 @@ small_vertical (const SmallArgs &a, int by0, int strip0, const float *lut, float
   constexpr int SEG = SMALL_SEG, S = SMALL_S;
   const int  g = threadIdx.x % SMALL_G, seg = threadIdx.x / SMALL_G;
   const bool fast = a.vector_loads && strip0 >= 0 && strip0 + 8 * SMALL_G <= a.t.rect.reg_w;   /* block-uniform */
+  const bool interior = fast && by0 - R >= a.t.rect.reg_y0
+                        && by0 + SMALL_TH + R <= a.t.rect.reg_y0 + a.t.rect.reg_h;
   const int  row0 = by0 + seg * SEG - R;
   float      acc[SEG][8];
 #pragma unroll
@@ -354,19 +389,10 @@ small_vertical (const SmallArgs &a, int by0, int strip0, const float *lut, float
 #pragma unroll
     for (int c = 0; c < 8; c++)
       acc[j][c] = 0.0f;
-#pragma unroll
-  for (int i = 0; i < SEG + 2 * R; i++)
-    {
-      const unsigned char *row = a.t.src + tile_row_offset (a.t, row0 + i);
-      float v[8];
-      small_load8<T, LINEAR> (a, row, strip0 + 8 * g, fast, lut, v);
-#pragma unroll
-      for (int j = 0; j < SEG; j++)
-        if (i - j >= 0 && i - j <= 2 * R)
-#pragma unroll
-          for (int c = 0; c < 8; c++)
-            acc[j][c] = fmaf (a.w[i - j < R ? R - (i - j) : i - j - R], v[c], acc[j][c]);
-    }
+  if (interior)
+    small_vertical_sums<T, LINEAR, R, true> (a, row0, strip0 + 8 * g, fast, lut, acc);
+  else
+    small_vertical_sums<T, LINEAR, R, false> (a, row0, strip0 + 8 * g, fast, lut, acc);
 #pragma unroll
   for (int j = 0; j < SEG; j++)
     {
