@@ -58,13 +58,14 @@ for f in kernels/gblur-common.c kernels/gblur-engine.c kernels/gblur-settings.c 
          kernels/cpu/convert.c kernels/cpu/loops-baseline.c tests/reference.c tests/test-util.c \
          tests/test-engine.c tests/test-faults.c tests/huge-image.c tests/bench.c \
          tests/preview-bench.c kernels/cuda/backend.cu kernels/cuda/kernels-general.cu \
-         kernels/cuda/kernels-gray.cu kernels/cuda/kernels-mma.cu kernels/cuda/kernels-rgba.cu; do
+         kernels/cuda/kernels-gray.cu kernels/cuda/kernels-mma.cu kernels/cuda/kernels-mma-small.cu \
+         kernels/cuda/kernels-rgba.cu; do
   $NVCC $FLAGS -c "$f" -o "$BUILD/$(basename "$f").o"
 done
 ENGINE="$BUILD/gblur-common.c.o $BUILD/gblur-engine.c.o $BUILD/gblur-settings.c.o $BUILD/backend.c.o
         $BUILD/convert.c.o $BUILD/loops-baseline.c.o $BUILD/backend.cu.o
         $BUILD/kernels-general.cu.o $BUILD/kernels-gray.cu.o $BUILD/kernels-mma.cu.o
-        $BUILD/kernels-rgba.cu.o"
+        $BUILD/kernels-mma-small.cu.o $BUILD/kernels-rgba.cu.o"
 # The CPU loops of each wider x86 instruction set, with that set's flags (as
 # Makefile.am builds them); kernels/cpu/backend.c then calls them by itself.
 case $(uname -m) in
@@ -104,7 +105,7 @@ if [ $suites = 1 ]; then
   run suite-cuda "$BUILD/test-engine" --backend cuda
   # one-channel images on the general kernels, small-radius RGBA8 on the tensor cores
   run suite-cuda-general env GBLUR_CUDA_NO_GRAY=1 "$BUILD/test-engine" --backend cuda --quick
-  # 8-bit gray at radii > 8 and RGBA stored as is on the FP32 kernels instead of the tensor cores
+  # 8-bit gray and RGBA stored as is on the FP32 kernels instead of the tensor cores
   run suite-cuda-fp32-gray env GBLUR_CUDA_NO_MMA=1 "$BUILD/test-engine" --backend cuda --quick
   # everything on the general kernels
   run suite-cuda-general-only env GBLUR_CUDA_NO_GRAY=1 GBLUR_CUDA_NO_MMA=1 "$BUILD/test-engine" --backend cuda --quick

@@ -488,6 +488,44 @@ test_rgba8_small_radii (gblur_engine *engine)
     }
 }
 
+/* 8-bit gray at each radius of CUDA's one-pass tensor-core kernel (1..8,
+ * kernels/cuda/kernels-mma-small.cu) and the first past it: widths that
+ * are multiples of 16 (it needs rows 16-byte aligned) on both sides of its
+ * tiles' 128 columns, heights on both sides of their 64 rows, and windows
+ * at the left edge (the only ones whose region it takes) with the region
+ * cut from the image on the right and above. */
+static void
+test_gray8_small_radii (gblur_engine *engine)
+{
+  static const int sizes[][2] = { { 144, 65 }, { 128, 64 }, { 16, 5 }, { 400, 131 }, { 272, 1 }, { 32, 200 } };
+
+  for (int r = 1; r <= 9; r++)
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+      {
+        if (quick && (r + (int) si) % 3)
+          continue;
+        /* ceil (3 sigma) = r */
+        blur_case (engine, sizes[si][0], sizes[si][1], 1, GBLUR_U8, (r - 0.5) / 3.0, 0, 0,
+                   si % 3 ? 0 : 8, (int) (si + r) % 2, "gray8 small radius");
+      }
+  static const int radii[] = { 1, 8, 3, 6 };
+  for (size_t i = 0; i < (quick ? 2 : sizeof radii / sizeof radii[0]); i++)
+    {
+      const int    r = radii[i], ww = 160 - r;   /* the region: ww + r columns */
+      gblur_image  src = make_image (ww + 37, 150, 1, GBLUR_U8, 0, (int) i % 2);
+      gblur_image  part = make_poisoned (ww, 70 + (int) i, &src, i % 2 ? 16 : 0);
+      gblur_params params = { .sigma = (r - 0.5) / 3.0 };
+      gblur_status st;
+      double       e = window_error (engine, &src, 0, 9 + (int) i, &part, &params, NULL, &st);
+
+      check (st == GBLUR_OK && e >= 0 && e <= tolerance (GBLUR_U8),
+             "gray8 small radius %d, window %dx%d at (0,%d): status %d, max error %g",
+             r, part.width, part.height, 9 + (int) i, st, e);
+      free (src.data);
+      free (part.data);
+    }
+}
+
 /* A window of the source blurred on its own equals that window of the
  * whole-image blur: the halo around it is read, not clamped. */
 static void
@@ -1170,6 +1208,34 @@ test_errors (void)
 }
 
 #ifdef HAVE_CUDA
+/* src blurred in device memory, each image `offset` bytes into its buffer
+ * (dst's padding poisoned there), into out (host, src's shape). */
+static gblur_status
+run_in_device_memory (gblur_engine *engine, const gblur_image *src, size_t offset,
+                      const gblur_params *params, gblur_image *out)
+{
+  size_t         size = src->stride * src->height;
+  unsigned char *d_src = NULL, *d_dst = NULL;
+  gblur_status   st = GBLUR_E_CUDA;
+
+  if (cudaMalloc ((void **) &d_src, size + offset) == cudaSuccess
+      && cudaMalloc ((void **) &d_dst, size + offset) == cudaSuccess)
+    {
+      gblur_image ds = *src, dd = *src;
+      ds.data = d_src + offset;
+      dd.data = d_dst + offset;
+      cudaMemset (d_dst, POISON, size + offset);
+      cudaMemcpy (d_src + offset, src->data, size, cudaMemcpyHostToDevice);
+      st = gblur_engine_run_device (engine, &ds, &dd, params);
+      cudaMemcpy (out->data, d_dst + offset, size, cudaMemcpyDeviceToHost);
+    }
+  else
+    check (0, "cudaMalloc for a device-resident test");
+  cudaFree (d_src);
+  cudaFree (d_dst);
+  return st;
+}
+
 /* Device-resident images and agreement with the CPU backend: one sigma for
  * both axes, then a sigma per axis (sigma 0). */
 static void
@@ -1201,25 +1267,12 @@ test_cuda_specific (gblur_engine *engine)
         char         text[64];
 
         axis_sigmas (&params, &sx, &sy, text, sizeof text);
-        void        *d_src = NULL, *d_dst = NULL;
         int          worst = 0, worst_dev = 0;
 
         gblur_engine_run (engine, &src, &out_gpu, &params, NULL);
         gblur_engine_run (cpu, &src, &out_cpu, &params, NULL);
-        if (cudaMalloc (&d_src, size) == cudaSuccess && cudaMalloc (&d_dst, size) == cudaSuccess)
-          {
-            gblur_image ds = src, dd = src;
-            ds.data = d_src;
-            dd.data = d_dst;
-            cudaMemcpy (d_src, src.data, size, cudaMemcpyHostToDevice);
-            gblur_status st = gblur_engine_run_device (engine, &ds, &dd, &params);
-            check (st == GBLUR_OK, "run_device: %s", gblur_engine_last_error (engine));
-            cudaMemcpy (out_dev.data, d_dst, size, cudaMemcpyDeviceToHost);
-          }
-        else
-          check (0, "cudaMalloc for the device-resident test");
-        cudaFree (d_src);
-        cudaFree (d_dst);
+        gblur_status st = run_in_device_memory (engine, &src, 0, &params, &out_dev);
+        check (st == GBLUR_OK, "run_device: %s", gblur_engine_last_error (engine));
         for (size_t k = 0; k < size; k++)
           {
             int d = abs (((unsigned char *) out_gpu.data)[k] - ((unsigned char *) out_cpu.data)[k]);
@@ -1240,31 +1293,15 @@ test_cuda_specific (gblur_engine *engine)
    * and another path blur it (within a level of the CPU). */
   for (int r = 1; r <= 13; r += 4)
     {
-      gblur_image    src = make_image (301, 77, 4, GBLUR_U8, 1, 0);
-      gblur_image    out_cpu = make_poisoned_like (&src, 1);   /* src's stride */
-      gblur_image    out_dev = make_poisoned_like (&src, 1);
-      gblur_params   params = { .sigma = (r - 0.5) / 3.0 };
-      size_t         size = src.stride * src.height;
-      unsigned char *d_src = NULL, *d_dst = NULL;
-      int            worst = 0;
+      gblur_image  src = make_image (301, 77, 4, GBLUR_U8, 1, 0);
+      gblur_image  out_cpu = make_poisoned_like (&src, 1);   /* src's stride */
+      gblur_image  out_dev = make_poisoned_like (&src, 1);
+      gblur_params params = { .sigma = (r - 0.5) / 3.0 };
+      int          worst = 0;
 
       gblur_engine_run (cpu, &src, &out_cpu, &params, NULL);
-      if (cudaMalloc ((void **) &d_src, size + 1) == cudaSuccess
-          && cudaMalloc ((void **) &d_dst, size + 1) == cudaSuccess)
-        {
-          gblur_image ds = src, dd = src;
-          ds.data = d_src + 1;
-          dd.data = d_dst + 1;
-          cudaMemset (d_dst, POISON, size + 1);   /* the padding, which the blur leaves */
-          cudaMemcpy (d_src + 1, src.data, size, cudaMemcpyHostToDevice);
-          gblur_status st = gblur_engine_run_device (engine, &ds, &dd, &params);
-          check (st == GBLUR_OK, "run_device, odd address: %s", gblur_engine_last_error (engine));
-          cudaMemcpy (out_dev.data, d_dst + 1, size, cudaMemcpyDeviceToHost);
-        }
-      else
-        check (0, "cudaMalloc for the odd-address test");
-      cudaFree (d_src);
-      cudaFree (d_dst);
+      gblur_status st = run_in_device_memory (engine, &src, 1, &params, &out_dev);
+      check (st == GBLUR_OK, "run_device, odd address: %s", gblur_engine_last_error (engine));
       for (int y = 0; y < src.height; y++)
         for (int k = 0; k < src.width * 4; k++)
           {
@@ -1277,6 +1314,28 @@ test_cuda_specific (gblur_engine *engine)
       free (out_cpu.data);
       free (out_dev.data);
     }
+  /* 8-bit gray in device memory, rows 16-byte aligned (the one-pass
+   * tensor-core kernel) and at an odd address and pitch (it declines):
+   * against the reference, the padding untouched. */
+  for (int r = 1; r <= 9; r += 2)
+    for (int aligned = 0; aligned < 2; aligned++)
+      {
+        gblur_image  src = make_image (400, 131, 1, GBLUR_U8, aligned ? 16 : 3, r % 2);
+        gblur_image  out = make_poisoned_like (&src, src.stride - 400);
+        gblur_params params = { .sigma = (r - 0.5) / 3.0 };
+        double      *ref = malloc ((size_t) 400 * 131 * sizeof *ref);
+        gblur_status st = run_in_device_memory (engine, &src, aligned ? 0 : 1, &params, &out);
+        double       e;
+
+        reference_blur_xy (&src, params.sigma, params.sigma, 0, ref);
+        e = max_error (&out, ref, src.height);
+        check (st == GBLUR_OK && e >= 0 && e <= tolerance (GBLUR_U8),
+               "gray8 radius %d in device memory, pitch %zu at offset %d: status %d (%s), max error %g",
+               r, src.stride, aligned ? 0 : 1, st, gblur_engine_last_error (engine), e);
+        free (ref);
+        free (src.data);
+        free (out.data);
+      }
   {
     void *pinned = gblur_engine_alloc_host (engine, 1 << 20);
     struct cudaPointerAttributes attr;
@@ -1439,6 +1498,7 @@ main (int argc, char **argv)
     test_windows (engine, 1);
     test_rgba8 (engine);
     test_rgba8_small_radii (engine);
+    test_gray8_small_radii (engine);
 #ifdef HAVE_CUDA
     if (backend == GBLUR_BACKEND_CUDA)
       test_cuda_specific (engine);

@@ -9,6 +9,9 @@
  * (first that applies, launch_tile):
  *   8-bit RGBA stored as is, radius <= RGBA_SMALL_MAX_RADIUS    one fused
  *        pass with the taps in the kernel parameters (kernels-rgba.cu);
+ *   8-bit gray stored as is, radius <= MMA_SMALL_MAX_RADIUS, sm_80+, src
+ *        and dst 16-byte aligned    one fused pass on the tensor cores
+ *        (kernels-mma-small.cu);
  *   8-bit gray (radius 9..512) or RGBA (radius MMA_RGBA_MIN_RADIUS..512),
  *        stored as is (no sRGB curve, no premultiplied alpha), sm_80+
  *        tensor cores, two passes through an fp16 intermediate
@@ -18,7 +21,7 @@
  *   anything whose tile fits in shared memory           the fused kernel;
  *   the rest                                             vertical + horizontal
  *        kernels (both kernels-general.cu).
- * The first three serve only jobs with the same sigma on both axes
+ * The first four serve only jobs with the same sigma on both axes
  * (gblur_job_isotropic); a job with a sigma per axis (radius 0 on one of
  * them included) goes to the general kernels, which take per-axis taps.
  * So that tests can reach each kernel: GBLUR_CUDA_NO_MMA skips the tensor
@@ -342,9 +345,8 @@ u8_as_is_isotropic (const gblur_job *job)
   return job->src->sample == GBLUR_U8 && job->flags == 0 && gblur_job_isotropic (job);
 }
 
-/* Whether the tensor cores take the job (the header's list): gray past the
- * radii that the unrolled gray kernels serve faster, RGBA from
- * MMA_RGBA_MIN_RADIUS. */
+/* Whether the tensor cores take the job (the header's list): gray (in one
+ * pass up to MMA_SMALL_MAX_RADIUS), RGBA from MMA_RGBA_MIN_RADIUS. */
 static bool
 mma_takes (const gblur_cuda *cuda, const gblur_job *job)
 {
@@ -352,8 +354,7 @@ mma_takes (const gblur_cuda *cuda, const gblur_job *job)
 
   if (cuda->mma_off || !u8_as_is_isotropic (job))
     return false;
-  return channels == 1 ? !cuda->gray_off && job->radius_x > GRAY_EXACT_RADIUS
-                       : channels == 4 && job->radius_x >= MMA_RGBA_MIN_RADIUS;
+  return channels == 1 ? !cuda->gray_off : channels == 4 && job->radius_x >= MMA_RGBA_MIN_RADIUS;
 }
 
 /* Whether the small-radius RGBA kernel takes the job: RGBA up to
@@ -384,7 +385,10 @@ launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, c
     }
   if (mma_takes (cuda, job))
     {
-      e = launch_mma (t, channels, stream);
+      /* gray the one-pass kernel declines (alignment) goes to the FP32
+       * kernels, which are faster than two passes at these radii */
+      e = channels == 1 && job->radius_x <= MMA_SMALL_MAX_RADIUS ? launch_mma_small (t, job->weights_x, stream)
+                                                                 : launch_mma (t, channels, stream);
       if (e != cudaErrorNotSupported)
         return e;
     }

@@ -23,8 +23,8 @@
  * sRGB curve or premultiplied alpha (both need more bits). */
 #include "device-common.cuh"
 #include "launchers.cuh"
+#include "mma.cuh"
 
-#include <cuda_fp16.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -54,40 +54,10 @@ struct MmaArgs {
   int                  out_quads; /* 4-sample stores of output rows are aligned */
 };
 
-__device__ __forceinline__ void
-mma_ldmatrix_x4 (unsigned (&r)[4], const void *row)
-{
-  unsigned addr = (unsigned) __cvta_generic_to_shared (row);
-  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-
-/* m16n8k16 needs sm_80; the backend only takes this path on such devices
- * (gblur_cuda.mma_off), so older targets compile a stub. */
-__device__ __forceinline__ void
-mma_16816 (float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  (void) d; (void) a; (void) b0; (void) b1;
-  __trap ();
-#else
-  asm volatile ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#endif
-}
-
 __device__ __forceinline__ float
 mma_tap (const MmaArgs &a, int i)     /* tap i of 0..2r, zero outside */
 {
   return i >= 0 && i <= 2 * a.r ? __ldg (&a.w[i < a.r ? a.r - i : i - a.r]) : 0.0f;
-}
-
-__device__ __forceinline__ unsigned
-mma_pack (float lo, float hi)
-{
-  __half2 h = __floats2half2_rn (lo, hi);
-  return *(unsigned *) &h;
 }
 
 /* The band: fragment m holds B for offset d = d_first + 8m. */
@@ -102,17 +72,6 @@ mma_build_band (const MmaArgs &a, uint2 *frag)
       frag[i] = make_uint2 (mma_pack (mma_tap (a, d + 2 * t - g), mma_tap (a, d + 2 * t + 1 - g)),
                             mma_pack (mma_tap (a, d + 2 * t + 8 - g), mma_tap (a, d + 2 * t + 9 - g)));
     }
-}
-
-/* 4 bytes as fp16: b -> 1024 + b (bits 0x64bb), minus 1024: exact. */
-__device__ __forceinline__ void
-mma_bytes_to_half (unsigned q, __half2 &h01, __half2 &h23)
-{
-  const __half2 k1024 = __floats2half2_rn (1024.0f, 1024.0f);
-  unsigned      p01 = __byte_perm (q, 0x64u, 0x4140), p23 = __byte_perm (q, 0x64u, 0x4342);
-
-  h01 = __hsub2 (*(__half2 *) &p01, k1024);
-  h23 = __hsub2 (*(__half2 *) &p23, k1024);
 }
 
 /* One channel of 4 pixels from column c0 + col of `src` on, as fp16 (h01

@@ -34,6 +34,14 @@ cudaError_t launch_gray (const cuda_tile &t, gblur_sample sample, const float *h
 #define MMA_MAX_RADIUS 512
 cudaError_t launch_mma (const cuda_tile &t, int channels, cudaStream_t stream);
 
+/* kernels-mma-small.cu: u8 gray stored as is, the same taps on both axes
+ * (tile_same_taps), radius 1..MMA_SMALL_MAX_RADIUS, in one pass on the
+ * tensor cores (sm_80+, as launch_mma), the taps also from
+ * host_weights[0..t.rx]; src + (out_x0 - reg_x0), dst and both pitches
+ * 16-byte aligned. */
+#define MMA_SMALL_MAX_RADIUS 8
+cudaError_t launch_mma_small (const cuda_tile &t, const float *host_weights, cudaStream_t stream);
+
 /* kernels-rgba.cu: u8 RGBA stored as is, the same taps on both axes
  * (tile_same_taps), radius 1..RGBA_SMALL_MAX_RADIUS, in one fused pass, the
  * taps in the kernel parameters (from host_weights[0..t.rx]); src, dst and
