@@ -453,6 +453,22 @@ test_rgba8 (gblur_engine *engine)
     }
 }
 
+/* 8-bit images of `channels` at each radius 1..last (sigma (r - 0.5) / 3,
+ * so ceil (3 sigma) = r) on each of n sizes, some with padded rows. */
+static void
+radius_sweep (gblur_engine *engine, const int (*sizes)[2], size_t n, int channels, int last,
+              const char *label)
+{
+  for (int r = 1; r <= last; r++)
+    for (size_t si = 0; si < n; si++)
+      {
+        if (quick && (r + (int) si) % 3)
+          continue;
+        blur_case (engine, sizes[si][0], sizes[si][1], channels, GBLUR_U8, (r - 0.5) / 3.0, 0,
+                   si % 2 ? 4 : 0, si % 3 ? 0 : 8, (int) (si + r) % 2, label);
+      }
+}
+
 /* 8-bit RGBA at each radius of CUDA's small-radius kernel (1..12) and the
  * first past it: widths and heights on both sides of its tiles' (56, 112 or
  * 104 pixels by 32 rows), so every edge of a block and of the image is hit. */
@@ -461,15 +477,7 @@ test_rgba8_small_radii (gblur_engine *engine)
 {
   static const int sizes[][2] = { { 57, 33 }, { 48, 32 }, { 105, 31 }, { 209, 65 }, { 7, 5 }, { 112, 1 } };
 
-  for (int r = 1; r <= 13; r++)
-    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-      {
-        if (quick && (r + (int) si) % 3)
-          continue;
-        /* ceil (3 sigma) = r */
-        blur_case (engine, sizes[si][0], sizes[si][1], 4, GBLUR_U8, (r - 0.5) / 3.0, 0, si % 2 ? 4 : 0,
-                   si % 3 ? 0 : 8, (int) (si + r) % 2, "rgba8 small radius");
-      }
+  radius_sweep (engine, sizes, sizeof sizes / sizeof sizes[0], 4, 13, "rgba8 small radius");
   /* windows: the region's origin and the output's inside the image */
   static const int radii[] = { 1, 12, 4, 5, 8, 9 };
   for (size_t i = 0; i < (quick ? 2 : sizeof radii / sizeof radii[0]); i++)
@@ -499,15 +507,7 @@ test_gray8_small_radii (gblur_engine *engine)
 {
   static const int sizes[][2] = { { 144, 65 }, { 128, 64 }, { 16, 5 }, { 400, 131 }, { 272, 1 }, { 32, 200 } };
 
-  for (int r = 1; r <= 9; r++)
-    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-      {
-        if (quick && (r + (int) si) % 3)
-          continue;
-        /* ceil (3 sigma) = r */
-        blur_case (engine, sizes[si][0], sizes[si][1], 1, GBLUR_U8, (r - 0.5) / 3.0, 0, 0,
-                   si % 3 ? 0 : 8, (int) (si + r) % 2, "gray8 small radius");
-      }
+  radius_sweep (engine, sizes, sizeof sizes / sizeof sizes[0], 1, 9, "gray8 small radius");
   static const int radii[] = { 1, 8, 3, 6 };
   for (size_t i = 0; i < (quick ? 2 : sizeof radii / sizeof radii[0]); i++)
     {
