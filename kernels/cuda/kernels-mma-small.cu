@@ -94,13 +94,6 @@ mma_small_load (const cuda_tile &t, int by0, int col0, unsigned char *tile)
     }
 }
 
-/* Tap i of the half kernel w[0..r] (device memory), zero past it. */
-__device__ __forceinline__ float
-mma_small_tap (const cuda_tile &t, int i)
-{
-  return i >= -t.rx && i <= t.rx ? __ldg (&t.wx[i < 0 ? -i : i]) : 0.0f;
-}
-
 /* pairs[j] = the fp16 taps (tap(j - 24), tap(j - 23)), j 0..SM_PAIRS - 1:
  * every word of both band matrices' fragments is one of them. */
 #define SM_PAIRS 48
@@ -108,7 +101,8 @@ __device__ __forceinline__ void
 mma_small_tap_pairs (const cuda_tile &t, unsigned *pairs)
 {
   if (threadIdx.x < SM_PAIRS)
-    pairs[threadIdx.x] = mma_pack (mma_small_tap (t, threadIdx.x - 24), mma_small_tap (t, threadIdx.x - 23));
+    pairs[threadIdx.x] = mma_pack (mma_band_tap (t.wx, t.rx, threadIdx.x - 24),
+                                   mma_band_tap (t.wx, t.rx, threadIdx.x - 23));
 }
 
 /* The warp's 16 x 64 outputs, rounded to bytes, into the stage.  The
@@ -179,8 +173,13 @@ mma_small_store (const cuda_tile &t, int bx0, int by0, const unsigned char *stag
 }
 
 /* 5 blocks an SM: 48 registers, no spills (faster than 4 blocks with 62 on
- * the H200) */
-__global__ void __launch_bounds__ (SM_THREADS, 5)
+ * the H200).  An sm_75 SM holds only 4 (1024 threads); it runs the stub. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define SM_MIN_BLOCKS 4
+#else
+#define SM_MIN_BLOCKS 5
+#endif
+__global__ void __launch_bounds__ (SM_THREADS, SM_MIN_BLOCKS)
 mma_small_tile (const __grid_constant__ cuda_tile t, float offset)
 {
   __shared__ __align__ (16) unsigned char tile[SM_IN_ROWS * SM_TILE_S];   /* fp16 */

@@ -57,7 +57,7 @@ struct MmaArgs {
 __device__ __forceinline__ float
 mma_tap (const MmaArgs &a, int i)     /* tap i of 0..2r, zero outside */
 {
-  return i >= 0 && i <= 2 * a.r ? __ldg (&a.w[i < a.r ? a.r - i : i - a.r]) : 0.0f;
+  return mma_band_tap (a.w, a.r, i - a.r);
 }
 
 /* The band: fragment m holds B for offset d = d_first + 8m. */

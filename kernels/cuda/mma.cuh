@@ -8,7 +8,6 @@
 #define GBLUR_CUDA_MMA_CUH
 
 #include <cuda_fp16.h>
-#include <string.h>
 
 __device__ __forceinline__ void
 mma_ldmatrix_x4 (unsigned (&r)[4], const void *row)
@@ -44,13 +43,19 @@ mma_16816 (float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
 }
 
 /* Two floats as one fp16 pair, lo in the low half. */
-__host__ __device__ __forceinline__ unsigned
+__device__ __forceinline__ unsigned
 mma_pack (float lo, float hi)
 {
-  const __half2 h = __floats2half2_rn (lo, hi);
-  unsigned      u;
-  memcpy (&u, &h, sizeof u);
-  return u;
+  __half2 h = __floats2half2_rn (lo, hi);
+  return *(unsigned *) &h;
+}
+
+/* Tap i (-r..r) of the kernel whose half w[0..r] is in device memory, zero
+ * past it: the entries of the band matrices. */
+__device__ __forceinline__ float
+mma_band_tap (const float *w, int r, int i)
+{
+  return i >= -r && i <= r ? __ldg (&w[i < 0 ? -i : i]) : 0.0f;
 }
 
 /* 4 bytes as fp16 1024 + b (bits 0x64bb), exact: one byte permute a pair,
