@@ -1,7 +1,10 @@
 /* The CPU backend's FFT path for large radii (see backend.h): the vertical
  * pass on blocks of columns of the window's region, then the horizontal
  * pass row by row, each a linear convolution of whole lines by FFTW's
- * real transforms (single precision, or double for precise runs).
+ * transforms: in single precision two lines at once, as the real and
+ * imaginary parts of one complex line (the kernel's spectrum is real and
+ * even, so the parts stay apart), or one by one by real transforms in
+ * double precision for precise runs.
  *
  * A line holds the region's samples (the window's and up to a radius each
  * side, less where the image ends), zero-padded to an FFT length n long
@@ -99,8 +102,8 @@
 
 typedef struct fft_plans {
   int               n;
-  fftwf_plan        forward, backward;        /* single precision */
-  fftw_plan         forward_d, backward_d;    /* double, for precise runs */
+  fftwf_plan        forward, backward;        /* single precision, complex */
+  fftw_plan         forward_d, backward_d;    /* double, real, for precise runs */
   struct fft_plans *next;
 } fft_plans;
 
@@ -108,28 +111,30 @@ static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 static fft_plans      *plan_cache;
 static int             wisdom_read;
 
-/* Transforms of one line of length n: real -> n/2 + 1 complex and back.
- * (One line at a time: with FFTW_ESTIMATE, a plan for many lines, whether
- * interleaved or one after the other, ran 1.5 to 3 times slower per
- * sample here.) */
+/* Transforms of one line of length n: complex -> complex out of place and
+ * back (single), real -> n/2 + 1 complex and back (double).  (One line at a
+ * time: with FFTW_ESTIMATE, a plan for many lines, whether interleaved or
+ * one after the other, ran 1.5 to 3 times slower per sample here.  The
+ * complex plans, on two lines, took 0.5 to 0.6 times as long per line as
+ * the real ones for n 2048 to 4096.) */
 static fft_plans *
 make_plans (int n)
 {
   fft_plans     *p = calloc (1, sizeof *p);
-  float         *real = fftwf_malloc ((size_t) n * sizeof (float));
-  fftwf_complex *spec = fftwf_malloc ((size_t) (n / 2 + 1) * sizeof (fftwf_complex));
+  fftwf_complex *line = fftwf_malloc ((size_t) n * sizeof (fftwf_complex));
+  fftwf_complex *spec = fftwf_malloc ((size_t) n * sizeof (fftwf_complex));
   double        *real_d = fftw_malloc ((size_t) n * sizeof (double));
   fftw_complex  *spec_d = fftw_malloc ((size_t) (n / 2 + 1) * sizeof (fftw_complex));
 
-  if (p && real && spec && real_d && spec_d)
+  if (p && line && spec && real_d && spec_d)
     {
       p->n = n;
-      p->forward = fftwf_plan_dft_r2c_1d (n, real, spec, FFTW_ESTIMATE);
-      p->backward = fftwf_plan_dft_c2r_1d (n, spec, real, FFTW_ESTIMATE);
+      p->forward = fftwf_plan_dft_1d (n, line, spec, FFTW_FORWARD, FFTW_ESTIMATE);
+      p->backward = fftwf_plan_dft_1d (n, spec, line, FFTW_BACKWARD, FFTW_ESTIMATE);
       p->forward_d = fftw_plan_dft_r2c_1d (n, real_d, spec_d, FFTW_ESTIMATE);
       p->backward_d = fftw_plan_dft_c2r_1d (n, spec_d, real_d, FFTW_ESTIMATE);
     }
-  fftwf_free (real);
+  fftwf_free (line);
   fftwf_free (spec);
   fftw_free (real_d);
   fftw_free (spec_d);
@@ -302,8 +307,8 @@ typedef struct {
   int              n;            /* FFT length, 0 for radius 0 */
   const fft_plans *plans;
   const float     *w;            /* the job's half kernel w[0..radius] */
-  double          *kd;           /* the kernel's spectrum / n */
-  float           *k;            /* the same in single precision */
+  double          *kd;           /* the kernel's spectrum / n, bins 0..n/2 */
+  float           *k;            /* the same in single precision, bins 0..n-1 */
   float           *tail;         /* tail[m] = w[m] + ... + w[radius], tail[radius + 1] = 0 */
 } fft_axis;
 
@@ -327,7 +332,9 @@ typedef struct {
   fft_axis                 y, x;
   /* per worker */
   float                  **lines;        /* BLOCK_FLOATS lines, line_pitch floats apart */
-  fftwf_complex          **spec;         /* a line's spectrum (fftw_complex: precise) */
+  fftwf_complex          **pair;         /* single precision: two lines as one */
+  fftwf_complex          **pair_spec;    /* and its spectrum */
+  fftw_complex           **spec;         /* precise: a line's spectrum */
   double                 **work;         /* precise: a line in double */
   int                    **nonzero;      /* repair: counts of non-zero pixels */
   float                  **out;          /* an output row */
@@ -393,11 +400,28 @@ region_bytes (const fft_run *run)
   return gblur_large_capacity ((size_t) run->reg.h * run->stride * sizeof (float));
 }
 
-/* Bytes of a worker's spectrum. */
-static size_t
-spec_bytes (const fft_run *run)
+/* Whether some lines transform in single precision (two at a time), and
+ * whether some do in double precision. */
+static int
+uses_single (const fft_run *run)
 {
-  return (max_length (run) / 2 + 1) * (run->precise ? sizeof (fftw_complex) : sizeof (fftwf_complex));
+  return !run->precise || run->single_first;
+}
+
+static int
+uses_double (const fft_run *run)
+{
+  return run->precise;
+}
+
+/* Bytes of a worker's buffers for the transforms. */
+static size_t
+transform_bytes (const fft_run *run)
+{
+  const size_t n = max_length (run);
+
+  return (uses_single (run) ? 2 * n * sizeof (fftwf_complex) : 0)
+         + (uses_double (run) ? (n / 2 + 1) * sizeof (fftw_complex) + n * sizeof (double) : 0);
 }
 
 /* Bytes the run allocates with `workers` workers. */
@@ -407,8 +431,7 @@ run_bytes (const fft_run *run, int workers)
   const size_t n = max_length (run);
   const size_t per_worker = (BLOCK_FLOATS * line_pitch (run) + (size_t) run->job->geo.win_w * run->c)
                             * sizeof (float)
-                            + spec_bytes (run)
-                            + (run->precise ? n * sizeof (double) : 0)
+                            + transform_bytes (run)
                             + (run->repair ? (n + 1) * sizeof (int) : 0);
 
   return region_bytes (run)
@@ -467,13 +490,15 @@ kernel_spectrum (int n, const float *w, int r)
   return re;
 }
 
+/* The spectrum's n bins in single precision, from bins 0..n/2 (the
+ * spectrum is even: bin n - i is bin i). */
 static float *
-to_floats (const double *v, int n)
+all_bins (const double *half, int n)
 {
-  float *f = v ? malloc ((size_t) n * sizeof (float)) : NULL;
+  float *f = half ? malloc ((size_t) n * sizeof (float)) : NULL;
 
   for (int i = 0; f && i < n; i++)
-    f[i] = (float) v[i];
+    f[i] = (float) half[i <= n / 2 ? i : n - i];
   return f;
 }
 
@@ -504,7 +529,7 @@ prepare_axis (fft_axis *a, const float *weights)
   a->plans = plans_for (a->n);
   a->w = weights;
   a->kd = kernel_spectrum (a->n, weights, a->radius);
-  a->k = to_floats (a->kd, a->n / 2 + 1);
+  a->k = all_bins (a->kd, a->n);
   a->tail = kernel_tails (weights, a->radius);
   return a->plans && a->kd && a->k && a->tail;
 }
@@ -533,24 +558,36 @@ add_edge_tails (const fft_axis *a, float first, float last, float *line)
     line[j] += last * tail[a->len - j];
 }
 
-/* The circular convolution of line (a->len samples, zero-padded to a->n)
- * with the kernel, in place. */
+/* The circular convolutions of l0 and l1 (a->len samples each, zero-padded
+ * to a->n; l1 NULL: zeros) with the kernel, at once: the spectrum of
+ * l0 + i l1 times the kernel's, which is real and even, is that of
+ * (l0 * k) + i (l1 * k).  Only the outputs come back. */
 static void
-convolve_float (const fft_axis *a, float *line, fftwf_complex *spec)
+convolve_pair (const fft_axis *a, float *l0, float *l1, fftwf_complex *z, fftwf_complex *spec)
 {
-  float *f = (float *) spec;
-
-  memset (line + a->len, 0, (size_t) (a->n - a->len) * sizeof (float));
-  fftwf_execute_dft_r2c (a->plans->forward, line, spec);
-  for (int i = 0; i <= a->n / 2; i++)
+  for (int i = 0; i < a->len; i++)
     {
-      f[2 * i] *= a->k[i];
-      f[2 * i + 1] *= a->k[i];
+      z[i][0] = l0[i];
+      z[i][1] = l1 ? l1[i] : 0.0f;
     }
-  fftwf_execute_dft_c2r (a->plans->backward, spec, line);
+  memset (z + a->len, 0, (size_t) (a->n - a->len) * sizeof *z);
+  fftwf_execute_dft (a->plans->forward, z, spec);
+  for (int i = 0; i < a->n; i++)
+    {
+      spec[i][0] *= a->k[i];
+      spec[i][1] *= a->k[i];
+    }
+  fftwf_execute_dft (a->plans->backward, spec, z);
+  for (int i = a->offset; i < a->offset + a->outputs; i++)
+    {
+      l0[i] = z[i][0];
+      if (l1)
+        l1[i] = z[i][1];
+    }
 }
 
-/* The same in double precision, through work; only the outputs come back. */
+/* The circular convolution of line with the kernel in double precision,
+ * through work; only the outputs come back. */
 static void
 convolve_double (const fft_axis *a, float *line, double *work, fftw_complex *spec)
 {
@@ -595,19 +632,29 @@ largest_magnitude (const float *v, int n)
   return m;
 }
 
-/* line (a->len samples) convolved with the axis's kernel, the edges clamped,
- * on worker's buffers, in double precision when `precise`; output i (0 <=
- * i < a->outputs) in line[a->offset + i]. */
+/* count lines (a->len samples each, pitch floats apart from first)
+ * convolved with the axis's kernel, the edges clamped, on worker's buffers:
+ * in double precision one by one when `precise`, else two at a time; output
+ * i (0 <= i < a->outputs) of a line in line[a->offset + i]. */
 static void
-convolve_line (const fft_run *run, const fft_axis *a, float *line, int worker, int precise)
+convolve_lines (const fft_run *run, const fft_axis *a, float *first, size_t pitch, int count,
+                int worker, int precise)
 {
-  const float first = line[0], last = line[a->len - 1];
+  for (int k = 0; k < count; k += precise ? 1 : 2)
+    {
+      float      *l0 = first + (size_t) k * pitch;
+      float      *l1 = !precise && k + 1 < count ? l0 + pitch : NULL;
+      const float first0 = l0[0], last0 = l0[a->len - 1];
+      const float first1 = l1 ? l1[0] : 0.0f, last1 = l1 ? l1[a->len - 1] : 0.0f;
 
-  if (precise)
-    convolve_double (a, line, run->work[worker], (fftw_complex *) run->spec[worker]);
-  else
-    convolve_float (a, line, run->spec[worker]);
-  add_edge_tails (a, first, last, line);
+      if (precise)
+        convolve_double (a, l0, run->work[worker], run->spec[worker]);
+      else
+        convolve_pair (a, l0, l1, run->pair[worker], run->pair_spec[worker]);
+      add_edge_tails (a, first0, last0, l0);
+      if (l1)
+        add_edge_tails (a, first1, last1, l1);
+    }
 }
 
 /* The smallest of n > 0 values `step` floats apart. */
@@ -816,8 +863,7 @@ vertical_block (const fft_run *run, int b, int worker)
   for (int k = 0; k < bw; k++)
     largest[k] = run->repair ? largest_magnitude (lines + (size_t) k * pitch, run->reg.h) : 0.0f;
   if (!run->single_first)
-    for (int k = 0; k < bw; k++)
-      convolve_line (run, &run->y, lines + (size_t) k * pitch, worker, run->precise);
+    convolve_lines (run, &run->y, lines, pitch, bw, worker, run->precise);
   else /* whole pixels (format_allows_fft), each in the precision it needs */
     for (int p = 0; p < bw / c; p++)
       {
@@ -825,63 +871,105 @@ vertical_block (const fft_run *run, int b, int worker)
         for (int ch = 0; ch < c; ch++)
           m = largest[p * c + ch] > m ? largest[p * c + ch] : m;
         const int precise = pixel_precise (run, first + (size_t) (c - 1) * pitch, 1, run->reg.h, m);
-        for (int ch = 0; ch < c; ch++)
-          convolve_line (run, &run->y, first + (size_t) ch * pitch, worker, precise);
+        convolve_lines (run, &run->y, first, pitch, c, worker, precise);
       }
   if (run->repair)
     repair_columns (run, x, bw, lines, largest, worker);
   scatter_columns (run, x, bw, lines);
 }
 
-/* ---- The horizontal pass: window row i into dst ---- */
+/* ---- The horizontal pass: window rows into dst ---- */
 
 static void
-horizontal_row (const fft_run *run, int i, int worker)
+store_window_row (const fft_run *run, float *out, int i)
 {
   const gblur_job *job = run->job;
   gblur_image     *dst = job->dst;
-  const int        c = run->c, W = job->geo.win_w, o = run->x.offset;
-  const size_t     pitch = line_pitch (run);
-  float           *values = run->img + (size_t) (run->y.offset + i) * run->stride;
-  float           *lines = run->lines[worker], *out = run->out[worker];
 
-  if (run->x.radius == 0)
-    out = values + (size_t) o * c;
-  else if (c == 1)
-    {
-      memcpy (lines, values, (size_t) run->reg.w * sizeof (float));
-      convolve_line (run, &run->x, lines, worker, run->precise);
-      out = lines + o;
-    }
-  else
-    {
-      /* the channels apart, a line each, and back together */
-      float *channel[GBLUR_MAX_CHANNELS];
-      float  largest = run->repair ? largest_magnitude (values, run->reg.w * c) : 0.0f;
-      int    precise = pixel_precise (run, values + c - 1, (size_t) c, run->reg.w, largest);
-      transpose (values, (size_t) c, lines, pitch, run->reg.w, c);
-      for (int ch = 0; ch < c; ch++)
-        convolve_line (run, &run->x, channel[ch] = lines + (size_t) ch * pitch, worker, precise);
-      if (run->repair)
-        repair_pixel (&run->x, channel, c, values, (size_t) c, largest, run->nonzero[worker]);
-      transpose (lines + o, pitch, out, (size_t) c, c, W);
-    }
-  gblur_cpu_store_row (out, W, c, job->flags, dst->sample, run->srgb,
+  gblur_cpu_store_row (out, job->geo.win_w, run->c, job->flags, dst->sample, run->srgb,
                        (unsigned char *) dst->data + (size_t) i * dst->stride);
+}
+
+/* The region's row of window row i. */
+static float *
+region_row (const fft_run *run, int i)
+{
+  return run->img + (size_t) (run->y.offset + i) * run->stride;
+}
+
+/* Window rows i.. (count of them) of one channel, transformed together. */
+static void
+horizontal_channel_rows (const fft_run *run, int i, int count, int worker)
+{
+  const size_t pitch = line_pitch (run);
+  float       *lines = run->lines[worker];
+
+  for (int r = 0; r < count; r++)
+    memcpy (lines + r * pitch, region_row (run, i + r), (size_t) run->reg.w * sizeof (float));
+  convolve_lines (run, &run->x, lines, pitch, count, worker, run->precise);
+  for (int r = 0; r < count; r++)
+    store_window_row (run, lines + r * pitch + run->x.offset, i + r);
+}
+
+/* Window row i of pixels: the channels apart, a line each, transformed
+ * together, and back together. */
+static void
+horizontal_pixel_row (const fft_run *run, int i, int worker)
+{
+  const int    c = run->c;
+  const size_t pitch = line_pitch (run);
+  float       *values = region_row (run, i);
+  float       *lines = run->lines[worker], *out = run->out[worker];
+  float       *channel[GBLUR_MAX_CHANNELS];
+  const float  largest = run->repair ? largest_magnitude (values, run->reg.w * c) : 0.0f;
+  const int    precise = pixel_precise (run, values + c - 1, (size_t) c, run->reg.w, largest);
+
+  transpose (values, (size_t) c, lines, pitch, run->reg.w, c);
+  convolve_lines (run, &run->x, lines, pitch, c, worker, precise);
+  for (int ch = 0; ch < c; ch++)
+    channel[ch] = lines + (size_t) ch * pitch;
+  if (run->repair)
+    repair_pixel (&run->x, channel, c, values, (size_t) c, largest, run->nonzero[worker]);
+  transpose (lines + run->x.offset, pitch, out, (size_t) c, c, run->job->geo.win_w);
+  store_window_row (run, out, i);
+}
+
+static void
+horizontal_rows (const fft_run *run, int i, int count, int worker)
+{
+  if (run->x.radius > 0 && run->c == 1)
+    horizontal_channel_rows (run, i, count, worker);
+  else
+    for (int r = i; r < i + count; r++)
+      if (run->x.radius > 0)
+        horizontal_pixel_row (run, r, worker);
+      else
+        store_window_row (run, region_row (run, r) + (size_t) run->x.offset * run->c, r);
 }
 
 /* ---- Work sharing ---- */
 
-/* The next item of [.., end), or -1 when none is left. */
+/* The next `want` items of [.., end) (*count of them, fewer at the end):
+ * the first, or -1 when none is left. */
 static int
-take_item (fft_run *run)
+take_items (fft_run *run, int want, int *count)
 {
   int i;
 
   pthread_mutex_lock (&run->lock);
-  i = run->next < run->end ? run->next++ : -1;
+  i = run->next < run->end ? run->next : -1;
+  *count = run->end - run->next < want ? run->end - run->next : want;
+  run->next += *count;
   pthread_mutex_unlock (&run->lock);
   return i;
+}
+
+static int
+take_item (fft_run *run)
+{
+  int count;
+
+  return take_items (run, 1, &count);
 }
 
 static void
@@ -913,8 +1001,9 @@ horizontal_worker (void *data, int worker)
 
   if (worker >= run->workers)
     return;
-  for (int i; (i = take_item (run)) >= 0;)
-    horizontal_row (run, i, worker);
+  /* one channel's rows two at a time: a transform takes two lines */
+  for (int i, count; (i = take_items (run, run->c == 1 ? 2 : 1, &count)) >= 0;)
+    horizontal_rows (run, i, count, worker);
 }
 
 /* Items [first, end) on the workers, one at a time to whichever is free. */
@@ -926,35 +1015,46 @@ share (gblur_cpu *cpu, fft_run *run, pool_fn fn, int first, int end)
   gblur_cpu_pool_run (cpu, fn, run);
 }
 
+/* Worker w's buffers, each library's from its own allocator (the
+ * alignment its plans assumed); 0 when out of memory. */
+static int
+alloc_worker (fft_run *run, int w, int fail)
+{
+  const size_t n = max_length (run);
+  const int    single = uses_single (run), precise = uses_double (run);
+
+  run->lines[w] = fftwf_malloc (BLOCK_FLOATS * line_pitch (run) * sizeof (float));
+  run->pair[w] = single ? fftwf_malloc (n * sizeof (fftwf_complex)) : NULL;
+  run->pair_spec[w] = single ? fftwf_malloc (n * sizeof (fftwf_complex)) : NULL;
+  run->spec[w] = precise ? fftw_malloc ((n / 2 + 1) * sizeof (fftw_complex)) : NULL;
+  run->work[w] = precise ? fftw_malloc (n * sizeof (double)) : NULL;
+  run->nonzero[w] = run->repair ? malloc ((n + 1) * sizeof (int)) : NULL;
+  run->out[w] = fail ? NULL : malloc ((size_t) run->job->geo.win_w * run->c * sizeof (float));
+  return run->lines[w] && (!single || (run->pair[w] && run->pair_spec[w]))
+         && (!precise || (run->spec[w] && run->work[w])) && (!run->repair || run->nonzero[w]) && run->out[w];
+}
+
 /* Plans, kernel spectra, img and each worker's buffers; 0 when out of
  * memory (or an injected cpu-alloc fault: the last buffer fails). */
 static int
 alloc_run (fft_run *run, int threads)
 {
   const gblur_job *job = run->job;
-  const size_t     n = max_length (run);
   int              ok;
 
   run->lines = calloc ((size_t) threads, sizeof *run->lines);
+  run->pair = calloc ((size_t) threads, sizeof *run->pair);
+  run->pair_spec = calloc ((size_t) threads, sizeof *run->pair_spec);
   run->spec = calloc ((size_t) threads, sizeof *run->spec);
   run->work = calloc ((size_t) threads, sizeof *run->work);
   run->nonzero = calloc ((size_t) threads, sizeof *run->nonzero);
   run->out = calloc ((size_t) threads, sizeof *run->out);
   run->img = gblur_kept_alloc (run->img_kept, region_bytes (run), &run->img_bytes);
-  ok = run->lines && run->spec && run->work && run->nonzero && run->out && run->img;
+  ok = run->lines && run->pair && run->pair_spec && run->spec && run->work && run->nonzero && run->out
+       && run->img;
   ok = ok && prepare_axis (&run->y, job->weights_y) && prepare_axis (&run->x, job->weights_x);
   for (int w = 0; ok && w < run->workers; w++)
-    {
-      const int fail = job->faults->cpu_alloc && w == run->workers - 1;
-      run->lines[w] = fftwf_malloc (BLOCK_FLOATS * line_pitch (run) * sizeof (float));
-      /* each library's own allocator: the alignment its plans assumed */
-      run->spec[w] = run->precise ? fftw_malloc (spec_bytes (run)) : fftwf_malloc (spec_bytes (run));
-      run->work[w] = run->precise ? fftw_malloc (n * sizeof (double)) : NULL;
-      run->nonzero[w] = run->repair ? malloc ((n + 1) * sizeof (int)) : NULL;
-      run->out[w] = fail ? NULL : malloc ((size_t) job->geo.win_w * run->c * sizeof (float));
-      ok = run->lines[w] && run->spec[w] && (run->work[w] || !run->precise)
-           && (run->nonzero[w] || !run->repair) && run->out[w];
-    }
+    ok = alloc_worker (run, w, job->faults->cpu_alloc && w == run->workers - 1);
   return ok;
 }
 
@@ -964,13 +1064,16 @@ free_run (fft_run *run, int threads)
   for (int w = 0; w < threads; w++)
     {
       if (run->lines) fftwf_free (run->lines[w]);
-      if (run->spec && run->precise) fftw_free (run->spec[w]);
-      if (run->spec && !run->precise) fftwf_free (run->spec[w]);
+      if (run->pair) fftwf_free (run->pair[w]);
+      if (run->pair_spec) fftwf_free (run->pair_spec[w]);
+      if (run->spec) fftw_free (run->spec[w]);
       if (run->work) fftw_free (run->work[w]);
       if (run->nonzero) free (run->nonzero[w]);
       if (run->out) free (run->out[w]);
     }
   free (run->lines);
+  free (run->pair);
+  free (run->pair_spec);
   free (run->spec);
   free (run->work);
   free (run->nonzero);
