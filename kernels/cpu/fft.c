@@ -64,15 +64,19 @@
  * lines are independent, over the direct loops, which share caches and
  * memory bandwidth: on a 16-thread AVX-512 Xeon gray 4096x4096 breaks even
  * near sigma 45 on 2 threads and 25 on 16, so a tap costs
- * (threads / 2)^THREAD_EXPONENT times as much past 2 threads. */
-#define FFT_COST_H 16.0
-#define FFT_COST_V 26.5
+ * (threads / 2)^THREAD_EXPONENT times as much past 2 threads.
+ * Transforming two lines at once then made the FFT path 0.77 times as
+ * long on 2048x2048 gray, sigma 8 to 40 (medians of 21 runs, alternating),
+ * and the costs were scaled by that. */
+#define FFT_COST_H 12.3
+#define FFT_COST_V 20.4
 /* Precise runs' passes cost this many times as much, against the direct
  * loops on the same data (which do more per tap there too: the curve, the
  * alpha, four channels), fitted to 8-bit RGBA in linear light with
  * premultiplied alpha (tests/bench --format layer): both break even near
- * sigma 50 on 4096x4096. */
-#define FFT_COST_PRECISE 0.95
+ * sigma 50 on 4096x4096.  (Since the single-precision lines go two at a
+ * time, that format's FFT path takes 0.9 times as long, not 0.77.) */
+#define FFT_COST_PRECISE 1.1
 #define THREAD_EXPONENT 0.25
 
 /* A double-precision FFT convolution is off by at most 1e-13 of the
@@ -182,15 +186,16 @@ plans_for (int n)
 
 /* The FFT length for lines of len samples: n >= len, a power of two times
  * one of a few small odd numbers, whichever is expected to be fastest by n
- * log2 n times the time per n log2 n measured here for FFTW_ESTIMATE plans
- * of that odd part (ns, a forward and an inverse transform, 1000 < n <
- * 8200).  Other odd parts (125, 243, 675...) ran 1.3 to 2 times slower. */
+ * log2 n times the time per n log2 n measured here for FFTW_ESTIMATE
+ * complex plans of that odd part (ns per line, a forward and an inverse
+ * transform of two lines at once, the mean over 1000 < n < 8200).  Other
+ * odd parts (7, 21, 125, 243...) ran 1.3 to 2 times slower. */
 static int
 fft_length (int len)
 {
   static const struct { int odd; double ns; } kinds[] = {
-    { 1, 0.20 }, { 3, 0.225 }, { 5, 0.19 }, { 9, 0.21 }, { 15, 0.215 }, { 25, 0.20 },
-    { 27, 0.21 }, { 45, 0.23 }, { 75, 0.225 },
+    { 1, 0.11 }, { 3, 0.13 }, { 5, 0.105 }, { 9, 0.155 }, { 15, 0.107 }, { 25, 0.145 },
+    { 27, 0.156 }, { 45, 0.153 }, { 75, 0.133 },
   };
   int    best = 0;
   double best_cost = 0.0;
@@ -308,7 +313,8 @@ typedef struct {
   const fft_plans *plans;
   const float     *w;            /* the job's half kernel w[0..radius] */
   double          *kd;           /* the kernel's spectrum / n, bins 0..n/2 */
-  float           *k;            /* the same in single precision, bins 0..n-1 */
+  float           *k;            /* the same in single precision, bins 0..n-1,
+                                    each twice (real and imaginary parts) */
   float           *tail;         /* tail[m] = w[m] + ... + w[radius], tail[radius + 1] = 0 */
 } fft_axis;
 
@@ -435,7 +441,7 @@ run_bytes (const fft_run *run, int workers)
                             + (run->repair ? (n + 1) * sizeof (int) : 0);
 
   return region_bytes (run)
-         + (size_t) (run->y.n + run->x.n) * (sizeof (double) + sizeof (float))
+         + (size_t) (run->y.n + run->x.n) * (sizeof (double) + 2 * sizeof (float))
          + (size_t) (run->y.radius + run->x.radius + 4) * sizeof (float)
          + (size_t) workers * per_worker;
 }
@@ -490,15 +496,16 @@ kernel_spectrum (int n, const float *w, int r)
   return re;
 }
 
-/* The spectrum's n bins in single precision, from bins 0..n/2 (the
- * spectrum is even: bin n - i is bin i). */
+/* The spectrum's n bins in single precision, each twice (a complex
+ * spectrum's parts are then multiplied in one plain loop), from bins
+ * 0..n/2 (the spectrum is even: bin n - i is bin i). */
 static float *
 all_bins (const double *half, int n)
 {
-  float *f = half ? malloc ((size_t) n * sizeof (float)) : NULL;
+  float *f = half ? malloc (2 * (size_t) n * sizeof (float)) : NULL;
 
   for (int i = 0; f && i < n; i++)
-    f[i] = (float) half[i <= n / 2 ? i : n - i];
+    f[2 * i] = f[2 * i + 1] = (float) half[i <= n / 2 ? i : n - i];
   return f;
 }
 
@@ -572,11 +579,8 @@ convolve_pair (const fft_axis *a, float *l0, float *l1, fftwf_complex *z, fftwf_
     }
   memset (z + a->len, 0, (size_t) (a->n - a->len) * sizeof *z);
   fftwf_execute_dft (a->plans->forward, z, spec);
-  for (int i = 0; i < a->n; i++)
-    {
-      spec[i][0] *= a->k[i];
-      spec[i][1] *= a->k[i];
-    }
+  for (int i = 0; i < 2 * a->n; i++)
+    ((float *) spec)[i] *= a->k[i];
   fftwf_execute_dft (a->plans->backward, spec, z);
   for (int i = a->offset; i < a->offset + a->outputs; i++)
     {
