@@ -59,7 +59,10 @@ for backend in $backends; do
     cp "$log" "$work/perf-$fmt-run1.log"
     logs="$logs $work/perf-$fmt-run1.log"
   done
-  echo "== GIMP $major, backend $backend ($(grep -m1 -o 'backend [^—]*' "$out/perf-gray-$backend.log"))"
+  # where the pixel paths' blurs ran (the copy-only twin's left out), and how often
+  ran=$(grep -h -o '(read, blur, write) on [^,]*' "$out"/perf-*-"$backend".log | grep -v 'copy only' \
+    | sed 's/.* on //' | sort | uniq -c | awk '{n = $1; $1 = ""; printf "%s%s x%d", sep, substr($0, 2), n; sep = ", "}')
+  echo "== GIMP $major, backend $backend (pixel path blurs on: ${ran:-none logged})"
   python3 "$here/perf_in_gimp.py" table $major $logs | tee "$out/table-$backend.md" || rc=1
 done
 exit $rc
