@@ -757,6 +757,42 @@ test_fft_forced (void)
     }
 }
 
+/* Float rows of very different magnitudes side by side (an HDR image's
+ * bright and dark rows): on the FFT path each row's error stays relative
+ * to its own largest value, not its neighbour's (fft.c pairs lines only
+ * of like magnitude).  Rows alternate between 1e4 and 1e-3 times [0, 1]. */
+static void
+test_fft_hdr_rows (void)
+{
+  gblur_engine *engine = new_fft_engine ("always", 0, 1);
+  gblur_image   src = make_image (301, 12, 1, GBLUR_F32, 0, 0);
+  gblur_image   dst = make_poisoned_like (&src, 0);
+  gblur_params  params = { .sigma_x = 60, .sigma_y = 0 };
+  double       *ref = malloc ((size_t) src.width * src.height * sizeof *ref);
+  double        worst = -1;
+
+  for (int y = 0; y < src.height; y++)
+    for (int x = 0; x < src.width; x++)
+      set_sample (&src, x, y, 0, reference_sample (&src, x, y, 0) * (y % 2 ? 1e4 : 1e-3));
+  reference_blur_xy (&src, params.sigma_x, params.sigma_y, 0, ref);
+  if (gblur_engine_run (engine, &src, &dst, &params, NULL) == GBLUR_OK)
+    {
+      worst = 0;
+      for (int y = 0; y < src.height; y++)
+        for (int x = 0; x < src.width; x++)
+          {
+            double e = fabs (reference_sample (&dst, x, y, 0) - ref[(size_t) y * src.width + x])
+                       / (y % 2 ? 1e4 : 1e-3);
+            worst = e > worst || isnan (e) ? e : worst;
+          }
+    }
+  check (worst >= 0 && worst <= 1e-5, "fft hdr rows: largest error %g of a row's scale", worst);
+  free (ref);
+  free (src.data);
+  free (dst.data);
+  gblur_engine_free (engine);
+}
+
 /* The FFT and direct paths agree (to a level, 1e-5 on float data), and
  * the default choice (the cost model) meets the reference at large radii.
  * --quick: the first three radius pairs, and the reference (the slow part)
@@ -1515,6 +1551,7 @@ main (int argc, char **argv)
     {
       test_srgb_encode ();
       test_fft_forced ();
+      test_fft_hdr_rows ();
       test_opaque_alpha ();
       test_fft_vs_direct ();
       test_fft_hard ();

@@ -106,8 +106,10 @@ gblur_kept *gblur_cpu_kept_region (gblur_cpu *cpu);
  * Each pass convolves whole lines (columns of the window's region, then
  * rows of the window) by FFT: its cost per sample grows with log(radius +
  * length), not with the radius.  Its error is relative to the largest value
- * of a line, not to each output.  Single precision keeps the 1-level
- * contract for most formats; two need more and transform in double
+ * of a line, or of the line it is transformed with (in single precision two
+ * lines, of one pixel or neighbours, share a transform; float lines only
+ * when of like magnitude), not to each output.  Single precision keeps the
+ * 1-level contract for most formats; two need more and transform in double
  * precision: 16-bit linear light (the sRGB curve's slope near black
  * magnifies the error) and premultiplied alpha, where dividing by a small
  * blurred alpha magnifies it without bound (8-bit data: only the lines of

@@ -45,38 +45,38 @@
 
 /* Columns (floats) per block of the vertical pass: a cache line of each
  * row is read once for the block's lines, which then go through the
- * transforms one by one. */
+ * transforms two at a time. */
 #define BLOCK_FLOATS 16
 
 /* The cost of a pass per output sample, in taps of the direct loops (which
  * cost 2 radius + 1 taps), is FFT_COST times n log2 n / outputs, n the FFT
- * length: fitted to the crossovers measured (2 threads, a 2-core AVX-512
- * EPYC, alternating runs, the least of their medians): on 2048x2048 gray
- * both passes break even near sigma 42 (the horizontal pass alone breaks
- * even near 5/8 of that, the vertical near 4/3 of it, as measured before
- * the direct loops took their taps in phases and slid the vertical pass's
- * rows through registers).  The vertical pass costs more: it transposes
- * blocks of columns in and out.
+ * length, fitted to the crossover measured on 2048x2048 gray on a 2-core
+ * AVX-512 EPYC (Zen 4; one thread's CPU time, alternating runs): both
+ * passes break even near sigma 21.5.  The vertical pass costs 1.66 times
+ * the horizontal one (as measured before): it transposes blocks of columns
+ * in and out.
  * Those taps are AVX-512's.  A tap of narrower loops costs their tap_cost
- * (cpu_loops) times as much: on a 2-core AVX2 EPYC the same image breaks
- * even near sigma 18 (2.3), near 7.5 with the baseline loops (5.6), and the
- * RGBA layer of 4096x4096 near 24.  More threads favour the FFT path, whose
- * lines are independent, over the direct loops, which share caches and
- * memory bandwidth: on a 16-thread AVX-512 Xeon gray 4096x4096 breaks even
- * near sigma 45 on 2 threads and 25 on 16, so a tap costs
- * (threads / 2)^THREAD_EXPONENT times as much past 2 threads.
- * Transforming two lines at once then made the FFT path 0.77 times as
- * long on 2048x2048 gray, sigma 8 to 40 (medians of 21 runs, alternating),
- * and the costs were scaled by that. */
-#define FFT_COST_H 12.3
-#define FFT_COST_V 20.4
+ * (cpu_loops) times as much, fitted on a 2-core AVX2 EPYC (Zen 3), where
+ * the same image broke even near sigma 18 with the AVX2 loops and 7.5 with
+ * the baseline ones, against an FFT path 1.3 times as slow as today's.
+ * More threads favour the FFT path, whose lines are independent, over the
+ * direct loops, which share caches and memory bandwidth: on a 16-thread
+ * AVX-512 Xeon gray 4096x4096 broke even near sigma 45 on 2 threads and 25
+ * on 16 (with that slower FFT path), so a tap costs (threads /
+ * 2)^THREAD_EXPONENT times as much past 2 threads.  (That Xeon's taps are
+ * cheaper than the Zen 4's: there the model takes the FFT path from a
+ * sigma about 0.65 times the measured crossover.) */
+#define FFT_COST_H 6.9
+#define FFT_COST_V 11.45
 /* Precise runs' passes cost this many times as much, against the direct
  * loops on the same data (which do more per tap there too: the curve, the
  * alpha, four channels), fitted to 8-bit RGBA in linear light with
- * premultiplied alpha (tests/bench --format layer): both break even near
- * sigma 50 on 4096x4096.  (Since the single-precision lines go two at a
- * time, that format's FFT path takes 0.9 times as long, not 0.77.) */
-#define FFT_COST_PRECISE 1.1
+ * premultiplied alpha (tests/bench --format layer, most of its pixels in
+ * single precision): both break even near sigma 33 on 2048x2048, same
+ * machine and method.  Runs in double precision throughout take 1.12 times
+ * as long again (single-precision lines go two at a time). */
+#define FFT_COST_MOSTLY_SINGLE 1.55
+#define FFT_COST_DOUBLE 1.74
 #define THREAD_EXPONENT 0.25
 
 /* A double-precision FFT convolution is off by at most 1e-13 of the
@@ -96,7 +96,9 @@
  * precision where every alpha they hold is at least SINGLE_ALPHA_FLOOR
  * times their largest input: its blurred alphas are too (the taps are
  * positive and sum to 1), and a single-precision convolution is off by at
- * most 1e-6 of the largest input of its line (assumed), so each colour is
+ * most 1e-6 of the largest input of its pair of lines (assumed; a pixel's
+ * lines pair only with each other, and the floor is taken against the
+ * pixel's largest input), so each colour is
  * off by at most 4e-5 after one pass, 8e-5 after both: a quarter of an
  * 8-bit level where the sRGB curve is steepest (lines with no input at
  * all give exact zeros either way).  Other lines take double precision. */
@@ -287,6 +289,14 @@ direct_pass_cost (int radius)
   return radius > 0 ? 2 * radius + 1 : 0.0;
 }
 
+static double
+precision_cost (const gblur_job *job)
+{
+  if (!needs_precision (job))
+    return 1.0;
+  return divides_by_alpha (job) && job->src->sample == GBLUR_U8 ? FFT_COST_MOSTLY_SINGLE : FFT_COST_DOUBLE;
+}
+
 static int
 fft_expected_faster (const gblur_job *job, const cpu_loops *loops, int threads)
 {
@@ -300,7 +310,7 @@ fft_expected_faster (const gblur_job *job, const cpu_loops *loops, int threads)
   double direct = (direct_pass_cost (ry) + direct_pass_cost (rx)) * loops->tap_cost
                   * (threads > 2 ? pow (threads / 2.0, THREAD_EXPONENT) : 1.0);
 
-  return fft * (needs_precision (job) ? FFT_COST_PRECISE : 1.0) < direct;
+  return fft * precision_cost (job) < direct;
 }
 
 /* ---- One run ---- */
@@ -389,13 +399,17 @@ max_length (const fft_run *run)
   return (size_t) (run->x.n > run->y.n ? run->x.n : run->y.n);
 }
 
-/* Floats from one of a worker's lines to the next: an odd number of cache
- * lines, so that the lines of a block (written, then read, a sample of each
- * in turn) fall in different cache sets, as lengths such as 3072 did not. */
+/* Floats from one of a worker's lines to the next (a line holds a row or
+ * column of the region; the transforms have buffers of their own): an odd
+ * number of cache lines, so that the lines of a block (written, then read,
+ * a sample of each in turn) fall in different cache sets, as lengths such
+ * as 3072 did not. */
 static size_t
 line_pitch (const fft_run *run)
 {
-  return round_up (max_length (run), BLOCK_FLOATS) | BLOCK_FLOATS;
+  const int longest = run->reg.w > run->reg.h ? run->reg.w : run->reg.h;
+
+  return round_up ((size_t) longest, BLOCK_FLOATS) | BLOCK_FLOATS;
 }
 
 /* Bytes of img, as gblur_kept_alloc gives them (it stays in the engine's
@@ -636,18 +650,38 @@ largest_magnitude (const float *v, int n)
   return m;
 }
 
+/* Float data may hold lines of any magnitude side by side (HDR): two
+ * lines are transformed together only when their largest inputs are
+ * within PAIR_RANGE of each other, so that each line's error stays within
+ * that factor of its own largest input.  (8- and 16-bit data is bounded by
+ * full scale.) */
+#define PAIR_RANGE 16.0f
+
+static int
+may_pair (const fft_run *run, const fft_axis *a, const float *l0, const float *l1)
+{
+  float m0, m1;
+
+  if (run->job->src->sample != GBLUR_F32)
+    return 1;
+  m0 = largest_magnitude (l0, a->len);
+  m1 = largest_magnitude (l1, a->len);
+  return m0 <= PAIR_RANGE * m1 && m1 <= PAIR_RANGE * m0;
+}
+
 /* count lines (a->len samples each, pitch floats apart from first)
  * convolved with the axis's kernel, the edges clamped, on worker's buffers:
- * in double precision one by one when `precise`, else two at a time; output
+ * in double precision one by one when `precise`, else two at a time where
+ * they may pair; output
  * i (0 <= i < a->outputs) of a line in line[a->offset + i]. */
 static void
 convolve_lines (const fft_run *run, const fft_axis *a, float *first, size_t pitch, int count,
                 int worker, int precise)
 {
-  for (int k = 0; k < count; k += precise ? 1 : 2)
+  for (int k = 0; k < count;)
     {
       float      *l0 = first + (size_t) k * pitch;
-      float      *l1 = !precise && k + 1 < count ? l0 + pitch : NULL;
+      float      *l1 = !precise && k + 1 < count && may_pair (run, a, l0, l0 + pitch) ? l0 + pitch : NULL;
       const float first0 = l0[0], last0 = l0[a->len - 1];
       const float first1 = l1 ? l1[0] : 0.0f, last1 = l1 ? l1[a->len - 1] : 0.0f;
 
@@ -658,6 +692,7 @@ convolve_lines (const fft_run *run, const fft_axis *a, float *first, size_t pitc
       add_edge_tails (a, first0, last0, l0);
       if (l1)
         add_edge_tails (a, first1, last1, l1);
+      k += l1 ? 2 : 1;
     }
 }
 
@@ -884,6 +919,7 @@ vertical_block (const fft_run *run, int b, int worker)
 
 /* ---- The horizontal pass: window rows into dst ---- */
 
+/* Window row i's outputs (out: win_w pixels) into dst. */
 static void
 store_window_row (const fft_run *run, float *out, int i)
 {
@@ -938,6 +974,7 @@ horizontal_pixel_row (const fft_run *run, int i, int worker)
   store_window_row (run, out, i);
 }
 
+/* Window rows i.. (count of them) into dst. */
 static void
 horizontal_rows (const fft_run *run, int i, int count, int worker)
 {
@@ -1010,7 +1047,8 @@ horizontal_worker (void *data, int worker)
     horizontal_rows (run, i, count, worker);
 }
 
-/* Items [first, end) on the workers, one at a time to whichever is free. */
+/* Items [first, end) on the workers, a few at a time (take_items) to
+ * whichever is free. */
 static void
 share (gblur_cpu *cpu, fft_run *run, pool_fn fn, int first, int end)
 {

@@ -8,4 +8,4 @@
 #define VL  8
 #include "loops.h"
 
-const cpu_loops gblur_cpu_loops_avx2 = { "avx2", blur_tile_avx2, 2.3 };
+const cpu_loops gblur_cpu_loops_avx2 = { "avx2", blur_tile_avx2, 1.29 };
