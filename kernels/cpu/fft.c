@@ -98,8 +98,8 @@
  * positive and sum to 1), and a single-precision convolution is off by at
  * most 1e-6 of the largest input of its pair of lines (assumed; a pixel's
  * lines pair only with each other, and the floor is taken against the
- * pixel's largest input), so each colour is
- * off by at most 4e-5 after one pass, 8e-5 after both: a quarter of an
+ * pixel's largest input), so each colour is off by at most 4e-5 after one
+ * pass, 8e-5 after both: a quarter of an
  * 8-bit level where the sRGB curve is steepest (lines with no input at
  * all give exact zeros either way).  Other lines take double precision. */
 #define SINGLE_ALPHA_FLOOR 0.05f
@@ -420,18 +420,12 @@ region_bytes (const fft_run *run)
   return gblur_large_capacity ((size_t) run->reg.h * run->stride * sizeof (float));
 }
 
-/* Whether some lines transform in single precision (two at a time), and
- * whether some do in double precision. */
+/* Whether some lines transform in single precision (two at a time); some
+ * do in double precision when run->precise. */
 static int
 uses_single (const fft_run *run)
 {
   return !run->precise || run->single_first;
-}
-
-static int
-uses_double (const fft_run *run)
-{
-  return run->precise;
 }
 
 /* Bytes of a worker's buffers for the transforms. */
@@ -441,7 +435,7 @@ transform_bytes (const fft_run *run)
   const size_t n = max_length (run);
 
   return (uses_single (run) ? 2 * n * sizeof (fftwf_complex) : 0)
-         + (uses_double (run) ? (n / 2 + 1) * sizeof (fftw_complex) + n * sizeof (double) : 0);
+         + (run->precise ? (n / 2 + 1) * sizeof (fftw_complex) + n * sizeof (double) : 0);
 }
 
 /* Bytes the run allocates with `workers` workers. */
@@ -672,8 +666,8 @@ may_pair (const fft_run *run, const fft_axis *a, const float *l0, const float *l
 /* count lines (a->len samples each, pitch floats apart from first)
  * convolved with the axis's kernel, the edges clamped, on worker's buffers:
  * in double precision one by one when `precise`, else two at a time where
- * they may pair; output
- * i (0 <= i < a->outputs) of a line in line[a->offset + i]. */
+ * they may pair; output i (0 <= i < a->outputs) of a line in
+ * line[a->offset + i]. */
 static void
 convolve_lines (const fft_run *run, const fft_axis *a, float *first, size_t pitch, int count,
                 int worker, int precise)
@@ -937,18 +931,14 @@ region_row (const fft_run *run, int i)
   return run->img + (size_t) (run->y.offset + i) * run->stride;
 }
 
-/* Window rows i.. (count of them) of one channel, transformed together. */
+/* Window rows i.. (count of them) of one channel, transformed together in
+ * place: the transforms read a whole row before its outputs come back. */
 static void
 horizontal_channel_rows (const fft_run *run, int i, int count, int worker)
 {
-  const size_t pitch = line_pitch (run);
-  float       *lines = run->lines[worker];
-
-  for (int r = 0; r < count; r++)
-    memcpy (lines + r * pitch, region_row (run, i + r), (size_t) run->reg.w * sizeof (float));
-  convolve_lines (run, &run->x, lines, pitch, count, worker, run->precise);
-  for (int r = 0; r < count; r++)
-    store_window_row (run, lines + r * pitch + run->x.offset, i + r);
+  convolve_lines (run, &run->x, region_row (run, i), run->stride, count, worker, run->precise);
+  for (int r = i; r < i + count; r++)
+    store_window_row (run, region_row (run, r) + run->x.offset, r);
 }
 
 /* Window row i of pixels: the channels apart, a line each, transformed
@@ -978,14 +968,14 @@ horizontal_pixel_row (const fft_run *run, int i, int worker)
 static void
 horizontal_rows (const fft_run *run, int i, int count, int worker)
 {
-  if (run->x.radius > 0 && run->c == 1)
+  if (run->x.radius == 0)
+    for (int r = i; r < i + count; r++)
+      store_window_row (run, region_row (run, r) + (size_t) run->x.offset * run->c, r);
+  else if (run->c == 1)
     horizontal_channel_rows (run, i, count, worker);
   else
     for (int r = i; r < i + count; r++)
-      if (run->x.radius > 0)
-        horizontal_pixel_row (run, r, worker);
-      else
-        store_window_row (run, region_row (run, r) + (size_t) run->x.offset * run->c, r);
+      horizontal_pixel_row (run, r, worker);
 }
 
 /* ---- Work sharing ---- */
@@ -1063,7 +1053,7 @@ static int
 alloc_worker (fft_run *run, int w, int fail)
 {
   const size_t n = max_length (run);
-  const int    single = uses_single (run), precise = uses_double (run);
+  const int    single = uses_single (run), precise = run->precise;
 
   run->lines[w] = fftwf_malloc (BLOCK_FLOATS * line_pitch (run) * sizeof (float));
   run->pair[w] = single ? fftwf_malloc (n * sizeof (fftwf_complex)) : NULL;
