@@ -29,6 +29,9 @@ CASES = [
     ("gray8-perceptual", "gray8", 5.0, 5.0, "clamp", True, False),
     ("rgb16-wide", "rgb16", 6.0, 2.0, "black", True, True),
     ("gray16-large", "gray16", 20.0, 12.0, "clamp", True, True),
+    # The CPU's FFT path (single precision linked in: no libfftw3f needed).
+    ("rgba8-fft", "rgba8", 40.0, 40.0, "clamp", True, True),
+    ("gray16-fft", "gray16", 40.0, 25.0, "clamp", True, False),
     # Tall enough (1200 rows, GEGL's tiles are 64 high) that the operation
     # reads and writes in several bands at once (ui/pixel-path.c).
     ("rgba8-bands", "rgba8-tall", 3.0, 7.0, "clamp", True, True),

@@ -25,10 +25,12 @@ MERGE_CASES = [
     ("op-rgb16", "rgb16", 2.0, 2.0, True, None),
     ("op-rgb16-perceptual", "rgb16", 4.0, 4.0, False, None),
     ("op-grayf", "grayf", 2.0, 3.0, True, None),
+    ("op-rgba8-fft", "rgba8", 40.0, 40.0, True, None),   # the CPU's FFT path
     ("op-gray8-selection", "gray8", 4.0, 4.0, True, (20, 15, 40, 30)),
 ]
 # The procedure, through the operation (merge.scm) and without it (fallback.scm).
-PROC_CASES = [("proc-gray8", "gray8", 2.0), ("proc-rgba8", "rgba8", 3.5), ("proc-rgb16", "rgb16", 1.5)]
+PROC_CASES = [("proc-gray8", "gray8", 2.0), ("proc-rgba8", "rgba8", 3.5), ("proc-rgb16", "rgb16", 1.5),
+              ("proc-rgba8-fft", "rgba8", 40.0)]
 # With a selection the procedure keeps to its pixel path (it reads around the
 # selection; a filter would not): blurred as the whole image, inside it.
 PROC_SELECTION = ("proc-gray8-selection", "gray8", 3.0, (20, 15, 40, 30))
