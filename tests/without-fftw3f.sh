@@ -7,7 +7,14 @@
 # Checks first that the library is really gone (a dlopen of it fails).
 set -u
 if [ -z "${CGB_FFTW3F_HIDDEN:-}" ]; then
-  exec unshare --mount --propagation private env CGB_FFTW3F_HIDDEN=1 "$0" "$@"
+  exec unshare --mount --propagation unchanged env CGB_FFTW3F_HIDDEN=1 "$0" "$@"
+fi
+# Our mounts must not reach other namespaces.  Inside a chroot (fresh-ci) /
+# is no mount point and cannot be made private: then the mount that holds the
+# libraries must not be shared.
+if ! mount --make-rprivate / 2>/dev/null && [ "$(findmnt -n -o PROPAGATION --target /usr/lib)" = shared ]; then
+  echo "FAIL: cannot keep the mounts to this namespace (/ is shared and cannot be made private)"
+  echo "0 passed, 1 failed"; exit 1
 fi
 chroots=${GIMP3_CHROOTS:-/var/cache/cuda-gaussian-blur}
 loads () { # ROOT: python3 under ROOT can dlopen libfftw3f.so.3
