@@ -141,7 +141,7 @@ describe_backend (gblur_engine *engine)
 gblur_engine *
 gblur_engine_new (const gblur_config *config, gblur_status *status, char *msg, size_t msg_size)
 {
-  gblur_config  defaults = { GBLUR_BACKEND_AUTO, 0, 0, 0, 0 };
+  gblur_config  defaults = { .backend = GBLUR_BACKEND_AUTO };
   gblur_engine *engine;
   gblur_status  dummy;
 

@@ -139,7 +139,7 @@ gblur_settings_read (const gblur_config *config, gblur_settings *settings, char 
   settings->cuda_no_fused = getenv ("GBLUR_CUDA_NO_FUSED") != NULL;
   settings->cuda_no_gray = getenv ("GBLUR_CUDA_NO_GRAY") != NULL;
   settings->cuda_no_mma = getenv ("GBLUR_CUDA_NO_MMA") != NULL;
-  if (!parse_backend (getenv ("GBLUR_BACKEND"), &settings->backend))
+  if (!config->backend_fixed && !parse_backend (getenv ("GBLUR_BACKEND"), &settings->backend))
     {
       say (msg, msg_size, "GBLUR_BACKEND must be cpu, cuda or auto");
       return 0;

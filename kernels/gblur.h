@@ -113,6 +113,10 @@ typedef struct {
    * hands it those rows.  For callers that live for one run (a batch call),
    * so that a GPU never makes a run slower than the CPU alone. */
   int           defer_cuda;
+  /* Non-zero: backend stands whatever GBLUR_BACKEND says (an engine that
+   * must be the CPU: a fallback, or a check that should make no CUDA
+   * context). */
+  int           backend_fixed;
 } gblur_config;
 
 typedef struct gblur_engine gblur_engine;

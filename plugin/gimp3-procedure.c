@@ -18,6 +18,7 @@
 
 #include "blur-dialog.h"
 #include "blur-procedure.h"
+#include "merge-check.h"
 #include "drawable-blur.h"
 
 typedef struct _CudaBlur      CudaBlur;
@@ -150,53 +151,86 @@ cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
   return procedure;
 }
 
-/* Merges the operation cuda:gaussian-blur into the whole drawable (one
- * undo step): the blur runs in GIMP's own process, and no pixel crosses the
- * plug-in's wire.  FALSE when GIMP does not have the operation; then nothing
- * has changed. */
-static gboolean
-blur_in_gimp (GimpDrawable *drawable, gdouble sigma, gboolean linear)
+/* The operation cuda:gaussian-blur as a filter on the whole drawable, or
+ * NULL when GIMP does not have it. */
+static GimpDrawableFilter *
+operation_filter (GimpDrawable *drawable, gdouble sigma, gboolean linear)
 {
   GimpPlugIn         *plug_in = gimp_get_plug_in ();
   GimpPDBErrorHandler handler = gimp_plug_in_get_pdb_error_handler (plug_in);
   GimpDrawableFilter *filter;
 
-  if (!blur_identity.operation)
-    return FALSE;
   /* A missing operation is an answer here, not an error to show. */
   gimp_plug_in_set_pdb_error_handler (plug_in, GIMP_PDB_ERROR_HANDLER_PLUGIN);
   filter = gimp_drawable_filter_new (drawable, blur_identity.operation, _("CUDA Gaussian Blur"));
   gimp_plug_in_set_pdb_error_handler (plug_in, handler);
-  if (!filter)
+  if (filter)
+    g_object_set (gimp_drawable_filter_get_config (filter), "std-dev-x", sigma, "std-dev-y", sigma,
+                  "linear", linear, NULL);
+  return filter;
+}
+
+/* Merges the operation into the drawable (one undo step): the blur runs in
+ * GIMP's own process, and no pixel crosses the plug-in's wire.  The merge is
+ * checked (merge-check.h): TRUE when the drawable holds the blur; FALSE with
+ * no error when the pixel path should blur (GIMP has no such operation, or
+ * it left the drawable as it was); FALSE with *error set when the check
+ * cannot run, or the pixels are neither. */
+static gboolean
+blur_in_gimp (GimpDrawable *drawable, gdouble sigma, gboolean linear, GError **error)
+{
+  GimpDrawableFilter *filter;
+  MergeCheck         *check = NULL;
+  MergeOutcome        outcome = MERGE_UNTOUCHED;
+
+  if (!blur_identity.operation || !(filter = operation_filter (drawable, sigma, linear)))
     return FALSE;
-  g_object_set (gimp_drawable_filter_get_config (filter), "std-dev-x", sigma, "std-dev-y", sigma,
-                "linear", linear, NULL);
-  gimp_drawable_filter_update (filter);
-  gimp_drawable_merge_filter (drawable, filter);
-  if (blur_environment ()->verbose)
+  if ((check = merge_check_new (drawable, sigma, linear, error)))
+    {
+      gimp_drawable_filter_update (filter);
+      gimp_drawable_merge_filter (drawable, filter);
+      outcome = merge_check_read (check, drawable);
+      merge_check_free (check);
+    }
+  else
+    gimp_drawable_filter_delete (filter);
+  if (blur_environment ()->verbose && check)
     g_printerr ("cuda-gaussian-blur: merged %s into the drawable, sigma %g\n",
                 blur_identity.operation, sigma);
-  return TRUE;
+  if (check && outcome == MERGE_UNTOUCHED)
+    g_printerr ("cuda-gaussian-blur: %s left the layer unblurred (GIMP's error console says why); "
+                "blurring on the plug-in's own pixel path\n", blur_identity.operation);
+  if (outcome == MERGE_WRONG)
+    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                 _("GIMP's %s filter changed the layer without blurring it (see GIMP's error "
+                   "console)"), blur_identity.operation);
+  return outcome == MERGE_BLURRED;
 }
 
 /* Through the operation where GIMP has it and the selection's bounds cover
  * the drawable (a filter reads only within the selection's bounds, GIMP's
- * way for filters, while the procedure reads around them); else through the
- * plug-in's own pixel path, whose engine is made when first needed. */
+ * way for filters, while the procedure reads around them); else, or when
+ * the operation could not blur, through the plug-in's own pixel path,
+ * whose engine is made when first needed. */
 static gboolean
 blur_one (GimpDrawable *drawable, gblur_engine **engine, gdouble sigma, gboolean linear,
           GError **error)
 {
-  gint x, y, width, height;
+  GimpImage *image = gimp_item_get_image (GIMP_ITEM (drawable));
+  gint       x, y, width, height;
+  gboolean   ok;
 
   if (!gimp_drawable_mask_intersect (drawable, &x, &y, &width, &height))
     return TRUE; /* the selection misses this drawable: nothing to do */
-  if (width == gimp_drawable_get_width (drawable) && height == gimp_drawable_get_height (drawable)
-      && blur_in_gimp (drawable, sigma, linear))
-    return TRUE;
-  if (!*engine && !(*engine = blur_engine_new (TRUE, error)))
-    return FALSE;
-  return blur_drawable (*engine, drawable, sigma, linear, error);
+  /* One undo step, also when the pixel path redoes what the filter did not. */
+  gimp_image_undo_group_start (image);
+  ok = width == gimp_drawable_get_width (drawable) && height == gimp_drawable_get_height (drawable)
+       && blur_in_gimp (drawable, sigma, linear, error);
+  if (!ok && !*error)
+    ok = (*engine || (*engine = blur_engine_new (TRUE, error)))
+         && blur_drawable (*engine, drawable, sigma, linear, error);
+  gimp_image_undo_group_end (image);
+  return ok;
 }
 
 /* Checks every drawable before any is changed. */

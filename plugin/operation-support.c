@@ -25,10 +25,59 @@ operation_bind_catalogs (void)
     }
 }
 
-/* One engine for the process: its CUDA context is made once.  GEGL may
- * render from several threads: the lock keeps to one run at a time. */
+/* One engine for the process: its CUDA context is made once; a CPU engine
+ * for retries, made when first needed.  GEGL may render from several
+ * threads: the lock keeps to one run at a time. */
 G_LOCK_DEFINE_STATIC (engine);
-static gblur_engine *engine;
+static gblur_engine *engine, *cpu_engine;
+
+/* In GEGL's log domain, which GIMP shows in its error console. */
+#define operation_message(...) g_log ("GEGL", G_LOG_LEVEL_MESSAGE, "cuda:gaussian-blur: " __VA_ARGS__)
+
+/* Shortest stripe a retry splits down to before it gives up. */
+#define RETRY_MIN_ROWS 16
+
+/* Blurs `roi` stripe by stripe on the CPU engine, halving a stripe that
+ * fails (smaller runs need less memory); FALSE when a shortest one fails. */
+static gboolean
+blur_in_stripes (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi,
+                 const BlurShape *shape, GeglBuffer *output, GError **error)
+{
+  for (gint y = roi->y; y < roi->y + roi->height; )
+    {
+      GeglRectangle stripe = { roi->x, y, roi->width, MIN (roi->height, roi->y + roi->height - y) };
+
+      while (!blur_region (cpu_engine, input, source_format, &stripe, shape, output, error))
+        {
+          if (stripe.height <= RETRY_MIN_ROWS)
+            return FALSE;
+          g_clear_error (error);
+          stripe.height = (stripe.height + 1) / 2;
+        }
+      y += stripe.height;
+    }
+  return TRUE;
+}
+
+/* The CPU's retry after the first engine failed; FALSE with *error set. */
+static gboolean
+retry_on_cpu (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi,
+              const BlurShape *shape, GeglBuffer *output, GError **error)
+{
+  GError *first = *error;
+
+  *error = NULL;
+  if ((cpu_engine || (cpu_engine = blur_cpu_engine_new (error)))
+      && blur_in_stripes (input, source_format, roi, shape, output, error))
+    {
+      operation_message ("%s; blurred on the CPU instead", first->message);
+      g_error_free (first);
+      return TRUE;
+    }
+  g_prefix_error (error, "%s; on the CPU: ", first->message);
+  g_error_free (first);
+  return FALSE;
+}
 
 gboolean
 operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi,
@@ -40,11 +89,12 @@ operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangl
   G_LOCK (engine);
   if (!engine)
     engine = blur_engine_new (TRUE, &error);
-  ok = engine && blur_region (engine, input, source_format, roi, shape, output, &error);
+  ok = (engine && blur_region (engine, input, source_format, roi, shape, output, &error))
+       || retry_on_cpu (input, source_format, roi, shape, output, &error);
   G_UNLOCK (engine);
   if (!ok)
     {
-      g_warning ("cuda:gaussian-blur: %s; the input is passed through", error->message);
+      operation_message ("nothing could blur (%s); the layer is left unblurred", error->message);
       g_error_free (error);
       gegl_buffer_copy (input, result, GEGL_ABYSS_NONE, output, result);
     }

@@ -10,9 +10,10 @@
 void     operation_bind_catalogs (void);
 
 /* Blurs `roi` (at the shape's level) of `input` into `output` with the
- * process's engine, made on first use; one run at a time.  When the blur
- * cannot run, `result` of `output` gets the input unblurred and a warning
- * says why: nothing in GIMP's process may crash or lose pixels. */
+ * process's engine, made on first use; one run at a time.  A failed run is
+ * retried on the CPU in stripes; only when that fails too does `result` of
+ * `output` get the input unblurred.  Each warns, saying why: nothing in
+ * GIMP's process may crash or lose pixels, and no blur fails silently. */
 gboolean operation_blur          (GeglBuffer          *input,
                                   const Babl          *source_format,
                                   const GeglRectangle *roi,

@@ -464,7 +464,7 @@ main (int argc, char **argv)
           continue;
         }
 #endif
-      gblur_config  config = { k == RUN_CPU ? GBLUR_BACKEND_CPU : GBLUR_BACKEND_CUDA, 0, 0, 1, 0 };
+      gblur_config  config = { .backend = k == RUN_CPU ? GBLUR_BACKEND_CPU : GBLUR_BACKEND_CUDA, .no_fallback = 1 };
       gblur_status  st;
       char          msg[300];
       gblur_engine *engine = gblur_engine_new (&config, &st, msg, sizeof msg);

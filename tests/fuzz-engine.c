@@ -61,7 +61,8 @@ engine_for (unsigned limit_index, unsigned threads)
 
   if (!*e)
     {
-      gblur_config config = { GBLUR_BACKEND_CPU, limits[limit_index % 4], 1 + (int) (threads % 3), 1, 0 };
+      gblur_config config = { .backend = GBLUR_BACKEND_CPU, .memory_limit = limits[limit_index % 4],
+                              .threads = 1 + (int) (threads % 3), .no_fallback = 1 };
       char         msg[200];
       *e = gblur_engine_new (&config, NULL, msg, sizeof msg);
       if (!*e)

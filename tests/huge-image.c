@@ -173,7 +173,8 @@ main (int argc, char **argv)
   unsetenv ("GBLUR_BACKEND");
 
   size_t        dev_at_start = use_cuda ? device_used () : 0;
-  gblur_config  config = { backend, limit_arg, threads, 1, 0 };
+  gblur_config  config = { .backend = backend, .memory_limit = limit_arg, .threads = threads,
+                           .no_fallback = 1 };
   gblur_status  st;
   char          msg[300];
   gblur_engine *engine = gblur_engine_new (&config, &st, msg, sizeof msg);

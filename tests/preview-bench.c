@@ -33,7 +33,7 @@ main (int argc, char **argv)
         channels = strcmp (argv[i + 1], "gray") == 0 ? 1 : 4;
     }
 
-  gblur_config  config = { backend, 0, 0, 1, 0 };
+  gblur_config  config = { .backend = backend, .no_fallback = 1 };
   gblur_status  st;
   char          msg[300];
   gblur_engine *engine = gblur_engine_new (&config, &st, msg, sizeof msg);

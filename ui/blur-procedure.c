@@ -55,13 +55,12 @@ blur_check_arguments (gdouble sigma, gboolean drawable_valid, gboolean is_group,
   return TRUE;
 }
 
-gblur_engine *
-blur_engine_new (gboolean once, GError **error)
+static gblur_engine *
+engine_new (const gblur_config *config, GError **error)
 {
-  gblur_config  config = { GBLUR_BACKEND_AUTO, 0, 0, 0, once };
   gblur_status  status;
   char          msg[300];
-  gblur_engine *engine = gblur_engine_new (&config, &status, msg, sizeof msg);
+  gblur_engine *engine = gblur_engine_new (config, &status, msg, sizeof msg);
 
   if (!engine)
     g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
@@ -71,6 +70,22 @@ blur_engine_new (gboolean once, GError **error)
                 *gblur_engine_cuda_unavailable_reason (engine) ? " — " : "",
                 gblur_engine_cuda_unavailable_reason (engine));
   return engine;
+}
+
+gblur_engine *
+blur_engine_new (gboolean once, GError **error)
+{
+  gblur_config config = { .backend = GBLUR_BACKEND_AUTO, .defer_cuda = once };
+
+  return engine_new (&config, error);
+}
+
+gblur_engine *
+blur_cpu_engine_new (GError **error)
+{
+  gblur_config config = { .backend = GBLUR_BACKEND_CPU, .backend_fixed = 1 };
+
+  return engine_new (&config, error);
 }
 
 void

@@ -83,6 +83,9 @@ gboolean  blur_check_arguments (gdouble   sigma,
  * blur would take the CPU longer (gblur_config.defer_cuda); a dialog starts
  * it at once, while the user looks at the preview. */
 gblur_engine *blur_engine_new (gboolean once, GError **error);
+/* An engine on the CPU whatever GBLUR_BACKEND says: no CUDA context (for a
+ * retry after the first engine failed, or a check). */
+gblur_engine *blur_cpu_engine_new (GError **error);
 
 /* The error of a failed engine call: a calling error for a bad sigma, an
  * execution error otherwise, with the engine's message. */

@@ -44,6 +44,14 @@ EDIT_CASE = ("edit", "rgba8", (3.0, 3.0), (1.5, 5.0))
 # fault.scm runs in a GIMP whose process has GBLUR_FAULT=cuda-init or
 # cuda-launch: the operation's engine falls back to the CPU, GIMP stays up.
 FAULT_CASES = [("fault-gray8", "gray8", 3.0, 3.0, True, None), ("fault-rgba8", "rgba8", 2.0, 2.0, True, None)]
+# No false success (truth-TAG.scm, run with the fault in GIMP's process and so
+# in the plug-in's): the procedure either fails, naming the cause, with the
+# image untouched, or leaves the blur; the filter merged directly leaves the
+# blur or the untouched layer, saying which in GIMP's messages.
+TRUTH_FAULTS = {"cpu-alloc": "GBLUR_FAULT=cpu-alloc", "cpu-stripe": "GBLUR_FAULT=cpu-stripe:2",
+                "cuda-forced": "GBLUR_BACKEND=cuda"}
+TRUTH_PROC = ("rgba8", 3.0)
+TRUTH_MERGE = ("gray8", 3.0)
 
 
 def ext(inp):
@@ -104,10 +112,56 @@ def prepare(work):
                                sx1=sx1, sy1=sy1))
     with open(f"{work}/edit-reopen.py", "w") as f:
         f.write(EDIT_REOPEN_PY.format(work=work, name=name))
+    for tag in TRUTH_FAULTS:
+        with open(f"{work}/truth-{tag}.scm", "w") as f:
+            f.write("(gimp-message-set-handler CONSOLE)\n" + bt.SCM_KEEP_ERROR + truth_cases(work, tag))
     for script, cases in (("merge", merge), ("reopen", [reopen]), ("fallback", fallback),
                           ("fault", fault)):
         with open(f"{work}/{script}.scm", "w") as f:
             f.write("(gimp-message-set-handler CONSOLE)\n" + bt.SCM_KEEP_ERROR + "".join(cases))
+
+
+def truth_cases(work, tag):
+    """The procedure and a direct merge; each image saved whatever happened."""
+    inp, sigma = TRUTH_PROC
+    proc = (f"(let* ({bt.scm_load('3', f'{work}/{bt.INPUTS[inp][0]}')})\n"
+            f"  (gimp-message (if (catch #f {bt.scm_call('3', 'img', 'drw', sigma, True)} #t)\n"
+            f"                    \"CASE truth-proc-{tag} OK\"\n"
+            f"                    (string-append \"CASE truth-proc-{tag} ERROR \" cgb-last-error)))\n"
+            f"  {bt.scm_save('3', 'img', 'drw', f'{work}/out-truth-proc-{tag}.png')})\n")
+    inp, sigma = TRUTH_MERGE
+    merge = case(f"truth-merge-{tag}",
+                 f"(let* ({bt.scm_load('3', f'{work}/{bt.INPUTS[inp][0]}')})\n"
+                 f"  {merge_call(sigma, sigma, True)}\n"
+                 f"  {bt.scm_save('3', 'img', 'drw', f'{work}/out-truth-merge-{tag}.png')})")
+    return proc + merge
+
+
+def check_truth(work, log_of, record):
+    """Each fault: blurred, or untouched and said why."""
+    import re
+    for tag in TRUTH_FAULTS:
+        log = open(log_of(tag), errors="replace").read()
+        for what, (inp, sigma) in (("proc", TRUTH_PROC), ("merge", TRUTH_MERGE)):
+            name = f"truth-{what}-{tag}"
+            m = re.search(rf"CASE {name} (OK|ERROR)(.*)", log)
+            src = bt.read(f"{work}/{bt.INPUTS[inp][0]}").astype(np.float64)
+            try:
+                out = bt.read(f"{work}/out-{name}.png").astype(np.float64)
+            except Exception as e:   # noqa: BLE001  (no image saved)
+                record(name, False, f"no output image: {e}")
+                continue
+            err = bt.difference(out, bt.expected(src, 255.0, sigma, True)).max()
+            untouched = out.size == src.size and bt.difference(out, src.reshape(out.shape)).max() == 0
+            said = (m and m.group(1) == "ERROR" and len(m.group(2).strip()) > 10) if what == "proc" else \
+                "cuda:gaussian-blur: nothing could blur" in log
+            ok = bool(m) and ((err <= 1.0 and (what == "merge" or m.group(1) == "OK"))
+                              or (untouched and said))
+            how = (f"blurred (max error {err:.3g})" if err <= 1.0 else
+                   "untouched" if untouched else f"neither blurred nor untouched (max error {err:.3g})")
+            why = (m.group(2).strip()[:160] if m and m.group(1) == "ERROR" else
+                   ("said so" if "cuda:gaussian-blur: " in log else "no message"))
+            record(name, ok, f"{TRUTH_FAULTS[tag]}: status {m.group(1) if m else 'none'}, {how}; {why}")
 
 
 # Run by python-fu-eval; each step prints "CASE name OK|ERROR ...".
@@ -245,6 +299,7 @@ def check(work, logs):
     record(f"{name}-reopened-std-dev", kept, f"std-devs read back after reopening: "
            f"{(m.group(1) + ' × ' + m.group(2)) if m else 'none'}, {sx1} × {sy1} expected")
     compare(f"{name}-reopened", inp, sx1, sy1, True, f"{work}/out-{name}-reopened.png")
+    check_truth(work, lambda tag: f"{work}/truth-{tag}.log", record)
     merged = log.count("merged cuda:gaussian-blur into the drawable")
     record("proc-through-operation", merged == len(PROC_CASES),
            f"{merged} procedure calls merged the operation, {len(PROC_CASES)} expected (the others: "

@@ -9,9 +9,12 @@
 # XCF, the procedure), a new one that reopens the XCF, two (Python) that
 # append it as a layer effect, change its std-devs through libgimp's filter
 # config, save and reopen the XCF, one without the
-# operation (the procedure falls back to its pixel path), and two with CUDA
-# faults in GIMP's own process (GBLUR_FAULT=cuda-init, cuda-launch:1).  Ends
-# with "N passed, N failed".
+# operation (the procedure falls back to its pixel path), two with CUDA
+# faults in GIMP's own process (GBLUR_FAULT=cuda-init, cuda-launch:1), and
+# three where the blur fails in GIMP's process and the plug-in's
+# (GBLUR_FAULT=cpu-alloc, cpu-stripe:2, GBLUR_BACKEND=cuda without a GPU):
+# no call may report success for pixels it did not blur.  KEEP=1 keeps the
+# work folder.  Ends with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -47,6 +50,10 @@ run_gimp fallback.scm "$work/empty" "$work/fallback.log" || rc=1
 # A CUDA fault inside GIMP's process: the CPU finishes, GIMP exits normally.
 run_gimp fault.scm "$work/data" "$work/fault.log" GBLUR_FAULT=cuda-init || rc=1
 run_gimp fault.scm "$work/data" "$work/fault-launch.log" GBLUR_FAULT=cuda-launch:1 || rc=1
+# Nothing can blur, or the first engine fails: no false success.
+for run in cpu-alloc:GBLUR_FAULT=cpu-alloc cpu-stripe:GBLUR_FAULT=cpu-stripe:2 cuda-forced:GBLUR_BACKEND=cuda; do
+  run_gimp truth-${run%%:*}.scm "$work/data" "$work/truth-${run%%:*}.log" "${run#*:}" || rc=1
+done
 $PY "$here/gimp_op_test.py" check "$work" "$work/merge.log" "$work/reopen.log" "$work/fallback.log" \
   "$work/fault.log" "$work/fault-launch.log" "$work/edit.log" "$work/edit-reopen.log"
 check=$?
@@ -55,4 +62,4 @@ if [ $rc -ne 0 ] || [ $check -ne 0 ]; then
   tail -n 20 "$work/merge.log"
   exit 1
 fi
-rm -rf "$work"
+[ -n "${KEEP:-}" ] || rm -rf "$work"

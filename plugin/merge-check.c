@@ -1,0 +1,153 @@
+/* Whether a merged filter blurred (merge-check.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <glib/gi18n-lib.h>
+
+#include "blur-procedure.h"
+#include "merge-check.h"
+#include "pixel-path.h"
+
+/* The window's side; the 8-bit levels within which two results are the
+ * same (both paths round to within 1 level of the exact blur), and by which
+ * the blur must change a window for it to tell (more than twice that). */
+#define WINDOW    16
+#define SAME      2
+#define CHANGED   (2 * SAME + 2)
+
+struct MergeCheck {
+  GeglRectangle window;   /* empty: no window tells (the blur changes nothing we looked at) */
+  const Babl   *format;   /* 8-bit, the drawable's colour space */
+  guchar       *before;
+  guchar       *expected;
+};
+
+static gint
+max_difference (const guchar *a, const guchar *b, gsize n)
+{
+  gint most = 0;
+
+  for (gsize i = 0; i < n; i++)
+    most = MAX (most, abs ((gint) a[i] - (gint) b[i]));
+  return most;
+}
+
+/* Every pixel of `window` is fully selected (or nothing is selected). */
+static gboolean
+fully_selected (GimpDrawable *drawable, const GeglRectangle *window)
+{
+  GimpImage  *image = gimp_item_get_image (GIMP_ITEM (drawable));
+  GeglBuffer *mask;
+  guchar      values[WINDOW * WINDOW];
+  gint        dx, dy;
+  gboolean    all = TRUE;
+
+  if (gimp_selection_is_empty (image))
+    return TRUE;
+  gimp_drawable_get_offsets (drawable, &dx, &dy);
+  mask = gimp_drawable_get_buffer (GIMP_DRAWABLE (gimp_image_get_selection (image)));
+  gegl_buffer_get (mask, GEGL_RECTANGLE (window->x + dx, window->y + dy, window->width,
+                                         window->height),
+                   1.0, babl_format ("Y u8"), values, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  g_object_unref (mask);
+  for (gint i = 0; i < window->width * window->height; i++)
+    all = all && values[i] == 255;
+  return all;
+}
+
+/* The window centred at (fx, fy) of the drawable's size, clipped to it. */
+static GeglRectangle
+window_at (GimpDrawable *drawable, gdouble fx, gdouble fy)
+{
+  gint          width = gimp_drawable_get_width (drawable);
+  gint          height = gimp_drawable_get_height (drawable);
+  GeglRectangle window = { (gint) (fx * width) - WINDOW / 2, (gint) (fy * height) - WINDOW / 2,
+                           WINDOW, WINDOW };
+  GeglRectangle whole = { 0, 0, width, height };
+
+  gegl_rectangle_intersect (&window, &window, &whole);
+  return window;
+}
+
+/* Blurs `window` on `engine` and keeps it when the blur changes it. */
+static gboolean
+try_window (MergeCheck *check, gblur_engine *engine, GimpDrawable *drawable, GeglBuffer *buffer,
+            const GeglRectangle *window, gdouble sigma, gboolean linear, GError **error)
+{
+  gint  bpp = babl_format_get_bytes_per_pixel (check->format);
+  gsize size = (gsize) window->width * window->height * bpp;
+
+  if (gegl_rectangle_is_empty (window) || !fully_selected (drawable, window))
+    return TRUE;
+  gegl_buffer_get (buffer, window, 1.0, check->format, check->before, GEGL_AUTO_ROWSTRIDE,
+                   GEGL_ABYSS_NONE);
+  if (!blur_to_memory (engine, buffer, gimp_drawable_get_format (drawable), window, sigma, linear,
+                       check->format, check->expected, window->width * bpp, error))
+    return FALSE;
+  if (max_difference (check->before, check->expected, size) >= CHANGED)
+    check->window = *window;
+  return TRUE;
+}
+
+MergeCheck *
+merge_check_new (GimpDrawable *drawable, gdouble sigma, gboolean linear, GError **error)
+{
+  /* The centre first, then around it. */
+  static const gdouble at[][2] = { { 0.5, 0.5 }, { 0.25, 0.25 }, { 0.75, 0.75 }, { 0.75, 0.25 },
+                                   { 0.25, 0.75 }, { 0.5, 0.25 }, { 0.5, 0.75 }, { 0.25, 0.5 },
+                                   { 0.75, 0.5 } };
+  MergeCheck   *check = g_new0 (MergeCheck, 1);
+  gblur_engine *engine = blur_cpu_engine_new (error);
+  GeglBuffer   *buffer = gimp_drawable_get_buffer (drawable);
+  gboolean      ok = engine != NULL;
+
+  check->format = babl_format_with_space (gimp_drawable_is_rgb (drawable) ? "R'G'B'A u8" : "Y'A u8",
+                                          gimp_drawable_get_format (drawable));
+  check->before = g_malloc (WINDOW * WINDOW * 4);
+  check->expected = g_malloc (WINDOW * WINDOW * 4);
+  for (gsize i = 0; ok && check->window.width == 0 && i < G_N_ELEMENTS (at); i++)
+    {
+      GeglRectangle window = window_at (drawable, at[i][0], at[i][1]);
+
+      ok = try_window (check, engine, drawable, buffer, &window, sigma, linear, error);
+    }
+  g_object_unref (buffer);
+  gblur_engine_free (engine);
+  if (!ok)
+    g_clear_pointer (&check, merge_check_free);
+  return check;
+}
+
+MergeOutcome
+merge_check_read (MergeCheck *check, GimpDrawable *drawable)
+{
+  gint        bpp = babl_format_get_bytes_per_pixel (check->format);
+  gsize       size = (gsize) check->window.width * check->window.height * bpp;
+  guchar     *after;
+  GeglBuffer *buffer;
+  gint        off_blur, off_before;
+
+  if (size == 0)
+    return MERGE_BLURRED;
+  after = g_malloc (size);
+  buffer = gimp_drawable_get_buffer (drawable);
+  gegl_buffer_get (buffer, &check->window, 1.0, check->format, after, GEGL_AUTO_ROWSTRIDE,
+                   GEGL_ABYSS_NONE);
+  g_object_unref (buffer);
+  off_blur = max_difference (after, check->expected, size);
+  off_before = max_difference (after, check->before, size);
+  g_free (after);
+  if (off_blur <= SAME)
+    return MERGE_BLURRED;
+  return off_before <= SAME ? MERGE_UNTOUCHED : MERGE_WRONG;
+}
+
+void
+merge_check_free (MergeCheck *check)
+{
+  if (!check)
+    return;
+  g_free (check->before);
+  g_free (check->expected);
+  g_free (check);
+}
