@@ -13,7 +13,8 @@
 # faults in GIMP's own process (GBLUR_FAULT=cuda-init, cuda-launch:1), and
 # three where the blur fails in GIMP's process and the plug-in's
 # (GBLUR_FAULT=cpu-alloc, cpu-stripe:2, GBLUR_BACKEND=cuda without a GPU):
-# no call may report success for pixels it did not blur.  KEEP=1 keeps the
+# no call may report success for pixels it did not blur; and one with the
+# fault in GIMP's process only.  KEEP=1 keeps the
 # work folder.  Ends with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,6 +55,14 @@ run_gimp fault.scm "$work/data" "$work/fault-launch.log" GBLUR_FAULT=cuda-launch
 for run in cpu-alloc:GBLUR_FAULT=cpu-alloc cpu-stripe:GBLUR_FAULT=cpu-stripe:2 cuda-forced:GBLUR_BACKEND=cuda; do
   run_gimp truth-${run%%:*}.scm "$work/data" "$work/truth-${run%%:*}.log" "${run#*:}" || rc=1
 done
+# The blur fails in GIMP's process only (the plug-in runs through a wrapper
+# without the fault): the procedure finds the layer untouched and blurs it.
+plugin=$profile/plug-ins/cuda-gaussian-blur/cuda-gaussian-blur
+mkdir -p "$work/real" && mv "$plugin" "$work/real/"
+printf '#!/bin/sh\nunset GBLUR_FAULT\nexec %s "$@"\n' "$work/real/cuda-gaussian-blur" >"$plugin"
+chmod 755 "$plugin"
+run_gimp truth-gimp-only.scm "$work/data" "$work/truth-gimp-only.log" GBLUR_FAULT=cpu-alloc || rc=1
+mv "$work/real/cuda-gaussian-blur" "$plugin"
 $PY "$here/gimp_op_test.py" check "$work" "$work/merge.log" "$work/reopen.log" "$work/fallback.log" \
   "$work/fault.log" "$work/fault-launch.log" "$work/edit.log" "$work/edit-reopen.log"
 check=$?
