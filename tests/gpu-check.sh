@@ -6,8 +6,11 @@
 #      general and FP32 kernels forced, see kernels/cuda/backend.cu) and on the CPU backend,
 #   2. the fault-injection tests (GBLUR_FAULT) on both backends, and a
 #      20000x20000 image on each with its memory bounds (huge-image),
-#   3. the quick CUDA suite and the CUDA fault tests under compute-sanitizer
-#      memcheck (with leak check), racecheck, initcheck and synccheck,
+#   3. the sanitizer subsets (test-engine --sanitize: every kernel family
+#      and format, per-axis sigmas, windows, tiles, device-resident images;
+#      test-faults --sanitize: each CUDA fault and its CPU fallback; small
+#      images) under compute-sanitizer memcheck (with leak check),
+#      racecheck, initcheck and synccheck, each tool's time and summary,
 #   4. the preview benchmark and the benchmark (all backends, the fixed matrix),
 #   5. with GIMP210_BUNDLE set (a relocatable GIMP 2.10, ../shared/tools/
 #      gimp-gpu/make-gimp210-bundle.sh) and GIMP210_BIN (the plug-in and its
@@ -27,19 +30,25 @@
 #      the CUDA backend forced, once with the procedure on its own pixel path
 #      (no operation installed) and once through the operation in GIMP's
 #      process, then perf-on-gpu.sh.
-# Logs go to $LOGDIR (default build-gpu/).  Exit status: non-zero if any
+# Objects and programs go to $BUILD_DIR (default build-gpu/), logs to
+# $LOGDIR (default the same).  Exit status: non-zero if the build, or any
 # suite or sanitizer run failed.
 #   tests/gpu-check.sh [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]
+#                      [--sanitizer-only]
 # (--no-suites: not steps 1 and 2; with --no-sanitizer --no-bench as well,
-# only the GIMP steps run)
+# only the GIMP steps run; --sanitizer-only: builds only the engine and its
+# two test programs and runs step 3 alone: about 2 minutes on the H200,
+# docs/performance.md.  SANITIZER_TIMEOUT=seconds stops each sanitizer run
+# after that long, as a failure.)
 set -u
 cd "$(dirname "$0")/.."
-BUILD=build-gpu
+BUILD=${BUILD_DIR:-build-gpu}
 LOGDIR=${LOGDIR:-$BUILD}
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null 2>&1 || NVCC=/usr/local/cuda/bin/nvcc
 ARCH=${GPU_ARCH:-native}
-suites=1 bench=1 sanitize=1 huge=1 build_only=0
+suites=1 bench=1 sanitize=1 huge=1 build_only=0 only_sanitizer=0
+usage="usage: $0 [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only] [--sanitizer-only]"
 for a in "$@"; do
   case $a in
     --no-suites) suites=0; huge=0 ;;
@@ -47,20 +56,35 @@ for a in "$@"; do
     --no-sanitizer) sanitize=0 ;;
     --no-huge) huge=0 ;;
     --build-only) build_only=1 ;;
-    *) echo "usage: $0 [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]" >&2; exit 2 ;;
+    --sanitizer-only) only_sanitizer=1 suites=0 huge=0 bench=0 sanitize=1 ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$BUILD" "$LOGDIR"
 
 FLAGS="-O3 -g -lineinfo -arch=$ARCH -DHAVE_CUDA -Ikernels -Xcompiler -Wall,-Wextra"
-set -e
+build_start=$(date +%s)
+# Objects compile side by side (kernels-general.cu alone takes about a minute).
+pids=
+compile () { # source [nvcc flags...]: $BUILD/<source's name>.o, in the background
+  src=$1; shift
+  $NVCC $FLAGS "$@" -c "$src" -o "$BUILD/$(basename "$src").o" &
+  pids="$pids $!"
+}
+compiled () { # waits for every compile; exits if one failed
+  ok=1
+  for p in $pids; do wait "$p" || ok=0; done
+  pids=
+  [ $ok = 1 ] || { echo "!! build failed"; exit 1; }
+}
+programs="tests/test-engine.c tests/test-faults.c"
+[ $only_sanitizer = 1 ] || programs="$programs tests/huge-image.c tests/bench.c tests/preview-bench.c"
 for f in kernels/gblur-common.c kernels/gblur-engine.c kernels/gblur-settings.c kernels/cpu/backend.c \
          kernels/cpu/convert.c kernels/cpu/loops-baseline.c tests/reference.c tests/test-util.c \
-         tests/test-engine.c tests/test-faults.c tests/huge-image.c tests/bench.c \
-         tests/preview-bench.c kernels/cuda/backend.cu kernels/cuda/kernels-general.cu \
+         $programs kernels/cuda/backend.cu kernels/cuda/kernels-general.cu \
          kernels/cuda/kernels-gray.cu kernels/cuda/kernels-mma.cu kernels/cuda/kernels-mma-small.cu \
          kernels/cuda/kernels-rgba.cu; do
-  $NVCC $FLAGS -c "$f" -o "$BUILD/$(basename "$f").o"
+  compile "$f"
 done
 ENGINE="$BUILD/gblur-common.c.o $BUILD/gblur-engine.c.o $BUILD/gblur-settings.c.o $BUILD/backend.c.o
         $BUILD/convert.c.o $BUILD/loops-baseline.c.o $BUILD/backend.cu.o
@@ -70,25 +94,29 @@ ENGINE="$BUILD/gblur-common.c.o $BUILD/gblur-engine.c.o $BUILD/gblur-settings.c.
 # Makefile.am builds them); kernels/cpu/backend.c then calls them by itself.
 case $(uname -m) in
   x86_64|i?86)
-    $NVCC $FLAGS -Xcompiler -mavx2,-mfma -c kernels/cpu/loops-avx2.c -o "$BUILD/loops-avx2.c.o"
-    $NVCC $FLAGS -Xcompiler -mavx512f,-mavx512bw,-mavx512vl,-mavx2,-mfma \
-        -c kernels/cpu/loops-avx512.c -o "$BUILD/loops-avx512.c.o"
+    compile kernels/cpu/loops-avx2.c -Xcompiler -mavx2,-mfma
+    compile kernels/cpu/loops-avx512.c -Xcompiler -mavx512f,-mavx512bw,-mavx512vl,-mavx2,-mfma
     ENGINE="$ENGINE $BUILD/loops-avx2.c.o $BUILD/loops-avx512.c.o" ;;
 esac
+compiled
+set -e
 $NVCC -arch=$ARCH -o "$BUILD/test-engine" $BUILD/test-engine.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
 $NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
-$NVCC -arch=$ARCH -o "$BUILD/huge-image" $BUILD/huge-image.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
-# The benchmark compares against NPP where the toolkit has it (not everywhere).
-if [ -f "$(dirname "$(command -v "$NVCC")")/../include/nppi_filtering_functions.h" ] \
-   && $NVCC $FLAGS -DHAVE_NPP -c tests/bench.c -o "$BUILD/bench-npp.c.o" \
-   && $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench-npp.c.o $ENGINE -lnppif -lnppc -lpthread -lm; then
-  echo "bench: with NPP"
-else
-  echo "bench: without NPP"
-  $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench.c.o $ENGINE -lpthread -lm
+if [ $only_sanitizer = 0 ]; then
+  $NVCC -arch=$ARCH -o "$BUILD/huge-image" $BUILD/huge-image.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
+  # The benchmark compares against NPP where the toolkit has it (not everywhere).
+  if [ -f "$(dirname "$(command -v "$NVCC")")/../include/nppi_filtering_functions.h" ] \
+     && $NVCC $FLAGS -DHAVE_NPP -c tests/bench.c -o "$BUILD/bench-npp.c.o" \
+     && $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench-npp.c.o $ENGINE -lnppif -lnppc -lpthread -lm; then
+    echo "bench: with NPP"
+  else
+    echo "bench: without NPP"
+    $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench.c.o $ENGINE -lpthread -lm
+  fi
+  $NVCC -arch=$ARCH -o "$BUILD/preview-bench" $BUILD/preview-bench.c.o $ENGINE -lpthread -lm
 fi
-$NVCC -arch=$ARCH -o "$BUILD/preview-bench" $BUILD/preview-bench.c.o $ENGINE -lpthread -lm
 set +e
+echo "== build: $(( $(date +%s) - build_start )) s"
 [ $build_only = 1 ] && exit 0
 
 status=0
@@ -118,17 +146,27 @@ if [ $huge = 1 ]; then
   run huge-cpu "$BUILD/huge-image" --backend cpu
 fi
 if [ $sanitize = 1 ]; then
+  # Each tool over both subsets: the kernels (test-engine --sanitize) and
+  # the failure paths (test-faults --sanitize: buffers freed, nothing left
+  # queued or leaked, the CPU fallback right).  A finding exits 99.
+  summary=
   for tool in memcheck racecheck initcheck synccheck; do
     extra=
     [ $tool = memcheck ] && extra="--leak-check full"
-    run "sanitizer-$tool" compute-sanitizer --tool $tool $extra --error-exitcode 99 \
-        "$BUILD/test-engine" --backend cuda --quick
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$LOGDIR/sanitizer-$tool.log" | tail -n 2
+    for prog in test-engine test-faults; do
+      name=sanitizer-$tool-$prog
+      start=$(date +%s)
+      run "$name" ${SANITIZER_TIMEOUT:+timeout $SANITIZER_TIMEOUT} compute-sanitizer --tool $tool $extra \
+          --error-exitcode 99 "$BUILD/$prog" --backend cuda --sanitize
+      line="$name: $(( $(date +%s) - start )) s; $(grep -E "passed, .* failed" "$LOGDIR/$name.log" | tail -n 1);"
+      line="$line $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$LOGDIR/$name.log" \
+                    | sed 's/^=* *//' | tr '\n' ';')"
+      echo "   $line"
+      summary="$summary
+$line"
+    done
   done
-  # The failure paths: buffers freed, nothing left queued or leaked.
-  run sanitizer-memcheck-faults compute-sanitizer --tool memcheck --leak-check full \
-      --error-exitcode 99 "$BUILD/test-faults" --backend cuda
-  grep -E "ERROR SUMMARY|LEAK SUMMARY" "$LOGDIR/sanitizer-memcheck-faults.log" | tail -n 2
+  echo "== sanitizers:$summary"
 fi
 if [ $bench = 1 ]; then
   echo "== preview updates (the dialog's path, without GEGL)"

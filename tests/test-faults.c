@@ -7,7 +7,9 @@
  *   cuda: each CUDA site; the CPU fallback must give exactly the CPU
  *         backend's image, and config.no_fallback must give GBLUR_E_CUDA
  *         with rows [0, rows_valid) final.  Without a usable GPU it prints
- *         "skipped: no CUDA device" and exits 77 (automake's SKIP). */
+ *         "skipped: no CUDA device" and exits 77 (automake's SKIP).
+ *         --sanitize: the CUDA sites on small images (sanitize_cases),
+ *         without the stall test's child process: for compute-sanitizer. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -77,7 +79,8 @@ static gblur_engine *
 engine_with (const char *spec, gblur_backend backend, size_t limit, int threads, int no_fallback,
              gblur_status *status, char *msg, size_t msg_size)
 {
-  gblur_config  config = { backend, limit, threads, no_fallback, 0 };
+  gblur_config  config = { .backend = backend, .memory_limit = limit, .threads = threads,
+                           .no_fallback = no_fallback };
   gblur_engine *engine;
 
   if (spec)
@@ -484,6 +487,7 @@ typedef struct {
   double       sigma;            /* 0: sigma_x and sigma_y */
   int          wx, wy, ww, wh;   /* the window blurred (the whole image when it is) */
   double       sigma_x, sigma_y;
+  size_t       limit;            /* the engines' memory limit; 0: CUDA_LIMIT */
 } cuda_case;
 
 #define CUDA_LIMIT  ((size_t) 1 << 20)  /* small: many tiles */
@@ -492,8 +496,9 @@ typedef struct {
 static void
 cuda_fault_case (const cuda_case *k)
 {
-  gblur_engine *cpu = must_engine (NULL, GBLUR_BACKEND_CPU, CUDA_LIMIT, CUDA_THREADS, 1);
-  gblur_engine *gpu = must_engine (NULL, GBLUR_BACKEND_CUDA, CUDA_LIMIT, CUDA_THREADS, 1);
+  const size_t  limit = k->limit ? k->limit : CUDA_LIMIT;
+  gblur_engine *cpu = must_engine (NULL, GBLUR_BACKEND_CPU, limit, CUDA_THREADS, 1);
+  gblur_engine *gpu = must_engine (NULL, GBLUR_BACKEND_CUDA, limit, CUDA_THREADS, 1);
   gblur_image   src = make_image (k->w, k->h, k->c, k->s, 3, 0);
   gblur_image   want = make_poisoned (k->ww, k->wh, &src, 5);
   gblur_image   dst = make_poisoned (k->ww, k->wh, &src, 5);
@@ -535,8 +540,8 @@ cuda_fault_case (const cuda_case *k)
 
   for (int i = 0; i < nspecs; i++)
     {
-      gblur_engine *fb = must_engine (specs[i], GBLUR_BACKEND_CUDA, CUDA_LIMIT, CUDA_THREADS, 0);
-      gblur_engine *nf = must_engine (specs[i], GBLUR_BACKEND_CUDA, CUDA_LIMIT, CUDA_THREADS, 1);
+      gblur_engine *fb = must_engine (specs[i], GBLUR_BACKEND_CUDA, limit, CUDA_THREADS, 0);
+      gblur_engine *nf = must_engine (specs[i], GBLUR_BACKEND_CUDA, limit, CUDA_THREADS, 1);
 
       /* Fallback: the CPU backend's image, exactly. */
       poison (&dst);
@@ -569,7 +574,7 @@ cuda_fault_case (const cuda_case *k)
   {
     char spec[60];
     snprintf (spec, sizeof spec, "cuda-launch:%d,cuda-copy:%d", tiles + 1, 2 * tiles + 2);
-    gblur_engine *e = must_engine (spec, GBLUR_BACKEND_CUDA, CUDA_LIMIT, CUDA_THREADS, 0);
+    gblur_engine *e = must_engine (spec, GBLUR_BACKEND_CUDA, limit, CUDA_THREADS, 0);
     poison (&dst);
     st = gblur_engine_run_window (e, &src, k->wx, k->wy, &dst, &params, &result);
     check (st == GBLUR_OK && !result.fell_back_to_cpu
@@ -580,7 +585,7 @@ cuda_fault_case (const cuda_case *k)
 
   /* A CUDA fault whose fallback meets a CPU fault: the CPU's clean error. */
   {
-    gblur_engine *e = must_engine ("cuda-launch:2,cpu-stripe:2", GBLUR_BACKEND_CUDA, CUDA_LIMIT,
+    gblur_engine *e = must_engine ("cuda-launch:2,cpu-stripe:2", GBLUR_BACKEND_CUDA, limit,
                                    CUDA_THREADS, 0);
     st = gblur_engine_run_window (e, &src, k->wx, k->wy, &dst, &params, &result);
     check (st == GBLUR_E_NOMEM && result.fell_back_to_cpu && has_injected (e)
@@ -606,20 +611,30 @@ cuda_fault_case (const cuda_case *k)
   free (dst.data);
 }
 
-static void
-test_cuda_sites (void)
-{
-  static const cuda_case cases[] = {
-    { 517, 389, 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 3.0, 0, 0, 517, 389, 0, 0 },
-    { 300, 420, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 5.0, 0, 0, 300, 420, 0, 0 },
-    { 260, 500, 1, GBLUR_F32, 0, 12.0, 0, 0, 260, 500, 0, 0 },
-    { 400, 480, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 4.0, 31, 17, 333, 440, 0, 0 },   /* a window */
-    /* a sigma per axis (one of them 0), a window */
-    { 320, 400, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 0, 0, 0, 320, 400, 7.0, 0.0 },
-    { 400, 480, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 0, 31, 17, 333, 440, 1.5, 6.0 },
-  };
+static const cuda_case full_cases[] = {
+  { 517, 389, 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 3.0, 0, 0, 517, 389, 0, 0, 0 },
+  { 300, 420, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 5.0, 0, 0, 300, 420, 0, 0, 0 },
+  { 260, 500, 1, GBLUR_F32, 0, 12.0, 0, 0, 260, 500, 0, 0, 0 },
+  { 400, 480, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 4.0, 31, 17, 333, 440, 0, 0, 0 },   /* a window */
+  /* a sigma per axis (one of them 0), a window */
+  { 320, 400, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 0, 0, 0, 320, 400, 7.0, 0.0, 0 },
+  { 400, 480, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 0, 31, 17, 333, 440, 1.5, 6.0, 0 },
+};
 
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+/* --sanitize (tests/gpu-check.sh runs it under compute-sanitizer): small
+ * images with limits small enough for several tiles: the general kernels
+ * on a whole image, a window with a sigma per axis, and the one-pass
+ * tensor-core kernel (8-bit gray stored as is). */
+static const cuda_case sanitize_cases[] = {
+  { 160, 120, 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 3.0, 0, 0, 160, 120, 0, 0, 128 << 10 },
+  { 150, 140, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 0, 11, 7, 120, 110, 1.5, 6.0, 96 << 10 },
+  { 144, 100, 1, GBLUR_U8, 0, 2.0, 0, 0, 144, 100, 0, 0, 32 << 10 },
+};
+
+static void
+test_cuda_sites (const cuda_case *cases, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
     cuda_fault_case (&cases[i]);
 
   /* cuda-init on a machine with a GPU: the CPU, the same image as the CPU backend. */
@@ -680,6 +695,7 @@ main (int argc, char **argv)
   const char   *seed_env = getenv ("GBLUR_TEST_SEED");
   uint64_t      seed = seed_env ? strtoull (seed_env, NULL, 0) : (uint64_t) time (NULL);
   gblur_backend backend = GBLUR_BACKEND_CPU;
+  int           sanitize = 0;
 
   self_path = argv[0];
   if (argc == 3 && strcmp (argv[1], "--stall-child") == 0)
@@ -688,9 +704,11 @@ main (int argc, char **argv)
     {
       if (strcmp (argv[i], "--backend") == 0 && i + 1 < argc)
         backend = strcmp (argv[++i], "cuda") == 0 ? GBLUR_BACKEND_CUDA : GBLUR_BACKEND_CPU;
+      else if (strcmp (argv[i], "--sanitize") == 0)
+        sanitize = 1;
       else
         {
-          fprintf (stderr, "usage: %s [--backend cpu|cuda]\n", argv[0]);
+          fprintf (stderr, "usage: %s [--backend cpu|cuda] [--sanitize]\n", argv[0]);
           return 2;
         }
     }
@@ -713,8 +731,13 @@ main (int argc, char **argv)
         }
       printf ("device: %s\n", gblur_engine_describe (probe));
       gblur_engine_free (probe);
-      test_cuda_sites ();
-      test_stall (GBLUR_BACKEND_CUDA);
+      if (sanitize)
+        test_cuda_sites (sanitize_cases, sizeof sanitize_cases / sizeof sanitize_cases[0]);
+      else
+        {
+          test_cuda_sites (full_cases, sizeof full_cases / sizeof full_cases[0]);
+          test_stall (GBLUR_BACKEND_CUDA);
+        }
     }
   else
     {
