@@ -73,12 +73,18 @@ HOME=$work/home sh "$top/plugin/install-user.sh" install \
 result $([ "$(find "$work/home" -name cuda-gaussian-blur -type f | wc -l)" = 1 ] \
   && plugin_in "$work/home/.config/GIMP/3.0" && echo 1 || echo 0) "without a Flatpak GIMP: the native profile only"
 
-# make install-user in the build: the version it was configured for.
+# make install-user in the build: the version it was configured for, and
+# with a Flatpak GIMP (fresh_home) for a GIMP 3 build, 3.0's and 3.2's.
 fresh_home
 version=$(sed -n 's/^GIMP_USER_VERSION = //p' "$build/Makefile")
+case $version in 3.*) wanted="3.0 3.2" ;; *) wanted=$version ;; esac
 HOME=$work/home XDG_CONFIG_HOME= make -s -C "$build" install-user >"$work/make.out" 2>&1
-result $(plugin_in "$work/home/.config/GIMP/$version" && grep -q "Installed in" "$work/make.out" \
-  && echo 1 || echo 0) "make install-user (GIMP $version build): $(grep -c 'Installed in' "$work/make.out") folders"
+ok=1
+for v in $wanted; do
+  plugin_in "$work/home/.config/GIMP/$v" && grep -q "Installed in $work/home/.config/GIMP/$v/" "$work/make.out" || ok=0
+done
+[ -z "$(find "$work/home/$flatpak" -name cuda-gaussian-blur -type f)" ] || ok=0
+result $ok "make install-user (GIMP $version build, a Flatpak GIMP): ~/.config/GIMP/{$(echo $wanted | tr ' ' ,)}, none hidden"
 
 # The GEGL operation: the native user folder and the Flatpak GIMP's (fresh_home has one).
 if [ -f "$build/plugin/cuda-gaussian-blur.so" ]; then
