@@ -1522,7 +1522,8 @@ test_srgb_encode (void)
  * against the reference (on the H200: 155 checks, 94 kernel instances,
  * about a minute for the four tools with test-faults --sanitize, which
  * has the CUDA faults and their CPU fallback).  On the CPU backend the
- * same cases run on the CPU (no device-resident runs). ---- */
+ * same cases run on the CPU (no device-resident runs), with the FFT path's
+ * and the conversions' tests: tests/valgrind-check.sh runs that. ---- */
 
 #define SIGMA_FOR_RADIUS(r) (((r) - 0.5) / 3.0)   /* ceil (3 sigma) = r */
 
@@ -1706,6 +1707,14 @@ run_sanitize (void)
   run_cases (engine, tiled_cases, sizeof tiled_cases / sizeof tiled_cases[0]);
   gblur_engine_free (engine);
   test_progress_and_cancel ();   /* many tiles, and a cancelled run's drain */
+  if (backend == GBLUR_BACKEND_CPU)   /* the CPU's own paths, for valgrind */
+    {
+      test_fft_forced ();
+      test_fft_hdr_rows ();
+      test_opaque_alpha ();
+      test_srgb_encode ();
+    }
+  test_errors ();
 }
 
 int
