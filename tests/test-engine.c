@@ -1594,6 +1594,7 @@ static const sanitize_case default_cases[] = {
 /* Engines with a family switched off (kernels/cuda/backend.cu). */
 static const sanitize_case no_fused_cases[] = {
   { 61, 37, 2, GBLUR_F32, GBLUR_PREMULTIPLY_ALPHA, 0, 300, 300, "two-pass general, direct vertical pass, long sums" },
+  { 61, 37, 2, GBLUR_F32, GBLUR_PREMULTIPLY_ALPHA, 0, 300, 200, "two-pass general, direct vertical pass, per axis" },
 };
 static const sanitize_case no_gray_cases[] = {
   { 144, 65, 1, GBLUR_U8, 0, SIGMA_FOR_RADIUS (3), 0, 0, "gray8 on the general kernels" },
