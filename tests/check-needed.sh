@@ -19,6 +19,9 @@ if [ $# = 1 ] && [ -d "$1" ]; then
 fi
 passed=0 failed=0
 for f in "$@"; do
+  if ! [ -f "$f" ] || ! head -c 4 "$f" | grep -q ELF; then
+    failed=$((failed + 1)); echo "FAIL: $f is not an ELF file"; continue
+  fi
   bad=$(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sed 's/\.so\(\.[0-9]*\)*$//' | grep -v -E "$allowed")
   glibc=$(readelf -V --wide "$f" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n -k3,3n | tail -n 1)
   newer=$(printf '%s\n%s\n' "$glibc" "$max_glibc" | sort -t. -k1,1n -k2,2n -k3,3n | tail -n 1)
