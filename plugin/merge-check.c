@@ -55,17 +55,16 @@ fully_selected (GimpDrawable *drawable, const GeglRectangle *window)
   return all;
 }
 
-/* The window centred at (fx, fy) of the drawable's size, clipped to it. */
+/* The window at (fx, fy) of the room the drawable leaves it: (0, 0) is the
+ * top-left corner, (1, 1) the bottom-right one. */
 static GeglRectangle
 window_at (GimpDrawable *drawable, gdouble fx, gdouble fy)
 {
   gint          width = gimp_drawable_get_width (drawable);
   gint          height = gimp_drawable_get_height (drawable);
-  GeglRectangle window = { (gint) (fx * width) - WINDOW / 2, (gint) (fy * height) - WINDOW / 2,
-                           WINDOW, WINDOW };
-  GeglRectangle whole = { 0, 0, width, height };
+  GeglRectangle window = { (gint) (fx * MAX (width - WINDOW, 0)), (gint) (fy * MAX (height - WINDOW, 0)),
+                           MIN (WINDOW, width), MIN (WINDOW, height) };
 
-  gegl_rectangle_intersect (&window, &window, &whole);
   return window;
 }
 
@@ -92,10 +91,11 @@ try_window (MergeCheck *check, gblur_engine *engine, GimpDrawable *drawable, Geg
 MergeCheck *
 merge_check_new (GimpDrawable *drawable, gdouble sigma, gboolean linear, GError **error)
 {
-  /* The centre first, then around it. */
-  static const gdouble at[][2] = { { 0.5, 0.5 }, { 0.25, 0.25 }, { 0.75, 0.75 }, { 0.75, 0.25 },
-                                   { 0.25, 0.75 }, { 0.5, 0.25 }, { 0.5, 0.75 }, { 0.25, 0.5 },
-                                   { 0.75, 0.5 } };
+  /* Corners first: there the halo is a quarter of the centre's (it matters
+   * at large sigma, where reading it is most of the check); then the centre
+   * and the sides' middles. */
+  static const gdouble at[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 }, { 0.5, 0.5 },
+                                   { 0.5, 0 }, { 0, 0.5 }, { 1, 0.5 }, { 0.5, 1 } };
   MergeCheck   *check = g_new0 (MergeCheck, 1);
   gblur_engine *engine = blur_cpu_engine_new (error);
   GeglBuffer   *buffer = gimp_drawable_get_buffer (drawable);
