@@ -1,8 +1,10 @@
 /* The engine's test suite: every format, size class, sigma and option
  * against the double-precision reference, outputs poisoned before each run,
- * and every error path.  `test-engine --backend cpu|cuda [--quick | --sanitize]`
+ * and every error path.
+ * `test-engine --backend cpu|cuda [--quick | --sanitize] [--hash FILE]`
  * (--sanitize: only the small subset that tests/gpu-check.sh runs under
- * compute-sanitizer, see run_sanitize).
+ * compute-sanitizer, see run_sanitize; --hash: a line per checked output,
+ * to compare two builds' pixels with the same GBLUR_TEST_SEED).
  * With --backend cuda on a machine without a usable GPU it prints
  * "skipped: no CUDA device" and exits 77 (automake's SKIP). */
 #include "gblur.h"
@@ -24,12 +26,29 @@
 static gblur_backend backend = GBLUR_BACKEND_CPU;
 static int      quick;
 static int      sanitize;   /* --sanitize: run_sanitize only */
+static FILE    *hash_out;   /* --hash FILE: a hash of each checked output */
 
 
 static const char *
 sample_name (gblur_sample s)
 {
   return s == GBLUR_U8 ? "u8" : s == GBLUR_U16 ? "u16" : "f32";
+}
+
+/* Writes an FNV-1a hash of rows [0, rows) of out to hash_out, so that two
+ * builds can be shown to give the same pixels case by case. */
+static void
+hash_rows (const gblur_image *out, int rows, size_t row_bytes)
+{
+  uint64_t h = 14695981039346656037ull;
+
+  if (!hash_out)
+    return;
+  for (int y = 0; y < rows; y++)
+    for (size_t i = 0; i < row_bytes; i++)
+      h = (h ^ ((const unsigned char *) out->data)[y * out->stride + i]) * 1099511628211ull;
+  fprintf (hash_out, "%dx%d c%d %s rows %d %016llx\n", out->width, out->height, out->channels,
+           sample_name (out->sample), rows, (unsigned long long) h);
 }
 
 /* Largest |out - ref| over rows [0, rows); -1 if a padding byte changed. */
@@ -39,6 +58,7 @@ max_error (const gblur_image *out, const double *ref, int rows)
   double worst = 0;
   size_t row_bytes = (size_t) out->width * out->channels * gblur_sample_size (out->sample);
 
+  hash_rows (out, rows, row_bytes);
   for (int y = 0; y < rows; y++)
     {
       const unsigned char *pad = (const unsigned char *) out->data + y * out->stride + row_bytes;
@@ -1735,9 +1755,19 @@ main (int argc, char **argv)
         quick = 1;
       else if (strcmp (argv[i], "--sanitize") == 0)
         sanitize = quick = 1;   /* quick: test_windows' 8 cases */
+      else if (strcmp (argv[i], "--hash") == 0 && i + 1 < argc && !hash_out)
+        {
+          hash_out = fopen (argv[++i], "w");
+          if (!hash_out)
+            {
+              perror (argv[i]);
+              return 2;
+            }
+        }
       else
         {
-          fprintf (stderr, "usage: %s [--backend cpu|cuda] [--quick | --sanitize]\n", argv[0]);
+          fprintf (stderr, "usage: %s [--backend cpu|cuda] [--quick | --sanitize] [--hash FILE]\n",
+                   argv[0]);
           return 2;
         }
     }
