@@ -118,11 +118,7 @@ gray_vertical (const GrayArgs &a, int rp, int bx0, int by0, const float *lut, fl
                                - t.rect.reg_x0) * sizeof (T);
   const int row0 = by0 + seg * SEG - rp;                /* image row of input 0 */
   float     acc[SEG][4];
-#pragma unroll
-  for (int j = 0; j < SEG; j++)
-#pragma unroll
-    for (int c = 0; c < 4; c++)
-      acc[j][c] = 0.0f;
+  zero_sums (acc);
   if constexpr (RB > 0)
     {
 #pragma unroll
@@ -384,11 +380,7 @@ small_vertical (const SmallArgs &a, int by0, int strip0, const float *lut, float
                         && by0 + SMALL_TH + R <= a.t.rect.reg_y0 + a.t.rect.reg_h;
   const int  row0 = by0 + seg * SEG - R;
   float      acc[SEG][8];
-#pragma unroll
-  for (int j = 0; j < SEG; j++)
-#pragma unroll
-    for (int c = 0; c < 8; c++)
-      acc[j][c] = 0.0f;
+  zero_sums (acc);
   if (interior)
     small_vertical_sums<T, LINEAR, R, true> (a, row0, strip0 + 8 * g, fast, lut, acc);
   else

@@ -62,11 +62,7 @@ rgba_vertical (const RgbaArgs &a, int bx0, int by0, float *mid)
   const unsigned char *col = t.src + (size_t) x * 4;
   const int  row0 = by0 + seg * SEG - R;                     /* image row of input 0 */
   float      acc[SEG][4];
-#pragma unroll
-  for (int j = 0; j < SEG; j++)
-#pragma unroll
-    for (int c = 0; c < 4; c++)
-      acc[j][c] = 0.0f;
+  zero_sums (acc);
 #pragma unroll
   for (int i = 0; i < SEG + 2 * R; i++)
     {
@@ -119,11 +115,7 @@ rgba_horizontal (const RgbaArgs &a, int bx0, int by0, const float *mid)
       const int     y = item % RGBA_TH, q = item / RGBA_TH;
       const float4 *in = (const float4 *) (mid + y * Shape::S) + 8 * q + Shape::HALO - R;
       float         acc[8][4];
-#pragma unroll
-      for (int j = 0; j < 8; j++)
-#pragma unroll
-        for (int c = 0; c < 4; c++)
-          acc[j][c] = 0.0f;
+      zero_sums (acc);
 #pragma unroll
       for (int k = 0; k < 8 + 2 * R; k++)
         {
