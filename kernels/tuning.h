@@ -8,4 +8,15 @@
 
 /* ---- the engine and the CUDA backend ---- */
 
+/* Seconds a one-shot process pays to start CUDA (a context and the first
+ * pinned buffers). */
+#define CUDA_START_SECONDS 0.3
+/* A deferring engine hands the rows left to CUDA only when the CPU would
+ * take longer than this for them. */
+#define HANDOFF_SECONDS (2 * CUDA_START_SECONDS)
+/* Freed page-locked host buffers kept for reuse (a live preview's). */
+#define PINNED_KEPT 4
+/* RGBA8 goes to the tensor cores from this radius on. */
+#define MMA_RGBA_MIN_RADIUS 1
+
 #endif
