@@ -118,23 +118,11 @@ check_sigmas (char *err, size_t err_size, const gblur_params *params)
   return GBLUR_OK;
 }
 
-gblur_status
-gblur_check_call (const gblur_image *src, int src_x, int src_y, const gblur_image *dst,
-                  const gblur_params *params, char *err, size_t err_size)
+/* The window against the source, and the two images' formats. */
+static gblur_status
+check_window (char *err, size_t err_size, const gblur_image *src, int src_x, int src_y,
+              const gblur_image *dst)
 {
-  gblur_status status;
-  uintptr_t    s0, s1, d0, d1;
-
-  if ((status = check_image (err, err_size, src, "source")) != GBLUR_OK
-      || (status = check_image (err, err_size, dst, "destination")) != GBLUR_OK)
-    return status;
-  if (!params)
-    {
-      say (err, err_size, "params is NULL");
-      return GBLUR_E_INVALID;
-    }
-  if ((status = check_sigmas (err, err_size, params)) != GBLUR_OK)
-    return status;
   if (src->channels != dst->channels || src->sample != dst->sample)
     {
       say (err, err_size, "source and destination differ in channels or sample type");
@@ -146,29 +134,62 @@ gblur_check_call (const gblur_image *src, int src_x, int src_y, const gblur_imag
            dst->width, dst->height, src_x, src_y, src->width, src->height);
       return GBLUR_E_INVALID;
     }
-  if (params->flags & ~(unsigned) (GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA))
+  return GBLUR_OK;
+}
+
+/* The option bits, and the formats each option needs. */
+static gblur_status
+check_flags (char *err, size_t err_size, const gblur_image *src, unsigned flags)
+{
+  if (flags & ~(unsigned) (GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA))
     {
-      say (err, err_size, "unknown option bits 0x%x", params->flags);
+      say (err, err_size, "unknown option bits 0x%x", flags);
       return GBLUR_E_INVALID;
     }
-  if ((params->flags & GBLUR_LINEAR_LIGHT) && src->sample == GBLUR_F32)
+  if ((flags & GBLUR_LINEAR_LIGHT) && src->sample == GBLUR_F32)
     {
       say (err, err_size, "the linear-light option is for u8/u16 data; pass float data in linear light");
       return GBLUR_E_FORMAT;
     }
-  if ((params->flags & GBLUR_PREMULTIPLY_ALPHA) && src->channels < 2)
+  if ((flags & GBLUR_PREMULTIPLY_ALPHA) && src->channels < 2)
     {
       say (err, err_size, "premultiplied alpha needs at least 2 channels");
       return GBLUR_E_FORMAT;
     }
-  s0 = (uintptr_t) src->data;
-  s1 = s0 + image_span (src);
-  d0 = (uintptr_t) dst->data;
-  d1 = d0 + image_span (dst);
+  return GBLUR_OK;
+}
+
+static gblur_status
+check_overlap (char *err, size_t err_size, const gblur_image *src, const gblur_image *dst)
+{
+  const uintptr_t s0 = (uintptr_t) src->data, s1 = s0 + image_span (src);
+  const uintptr_t d0 = (uintptr_t) dst->data, d1 = d0 + image_span (dst);
+
   if (s0 < d1 && d0 < s1)
     {
       say (err, err_size, "source and destination overlap; in-place blurring is not supported");
       return GBLUR_E_INVALID;
     }
   return GBLUR_OK;
+}
+
+gblur_status
+gblur_check_call (const gblur_image *src, int src_x, int src_y, const gblur_image *dst,
+                  const gblur_params *params, char *err, size_t err_size)
+{
+  gblur_status status;
+
+  if ((status = check_image (err, err_size, src, "source")) != GBLUR_OK
+      || (status = check_image (err, err_size, dst, "destination")) != GBLUR_OK)
+    return status;
+  if (!params)
+    {
+      say (err, err_size, "params is NULL");
+      return GBLUR_E_INVALID;
+    }
+  if ((status = check_sigmas (err, err_size, params)) != GBLUR_OK
+      || (status = check_window (err, err_size, src, src_x, src_y, dst)) != GBLUR_OK
+      || (status = check_flags (err, err_size, src, params->flags)) != GBLUR_OK)
+    return status;
+  return check_overlap (err, err_size, src, dst);
 }
