@@ -335,23 +335,6 @@ fused_load_taps (const float *w, int r, float *ws)
     }
 }
 
-/* Adds the sums of item (col, g) into vs (or stores them, for the first
- * partial sum) and restarts them from 0. */
-template <int C, int TH>
-__device__ __forceinline__ void
-fused_add_partial (float *vs, int S, int g, int col, bool first, float (&acc)[F_GROUP][C])
-{
-#pragma unroll
-  for (int j = 0; j < F_GROUP; j++)
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      {
-        float *v = &vs[(c * TH + g * F_GROUP + j) * S + col];
-        *v = (first ? 0.0f : *v) + acc[j][c];
-        acc[j][c] = 0.0f;
-      }
-}
-
 /* Items are (column of the strip, group of 8 rows); ws holds the y taps.
  * LONG: sums of more than GBLUR_SUM_CHUNK inputs are made of partial sums
  * (see fused_long_sums). */
@@ -380,7 +363,17 @@ fused_vertical (const cuda_tile &a, int rx, int ry, const float *ws, float *vs, 
               slide_accumulate<C> (ws, i0, vin, acc);
               /* a partial sum per GBLUR_SUM_CHUNK inputs, added into vs */
               if (LONG && i0 + F_GROUP < nin && (i0 + F_GROUP) % GBLUR_SUM_CHUNK == 0)
-                fused_add_partial<C, TH> (vs, S, g, col, i0 < GBLUR_SUM_CHUNK, acc);
+                {
+#pragma unroll
+                  for (int j = 0; j < F_GROUP; j++)
+#pragma unroll
+                    for (int c = 0; c < C; c++)
+                      {
+                        float *v = &vs[(c * TH + g * F_GROUP + j) * S + col];
+                        *v = (i0 < GBLUR_SUM_CHUNK ? 0.0f : *v) + acc[j][c];
+                        acc[j][c] = 0.0f;
+                      }
+                }
             }
         }
 #pragma unroll

@@ -380,7 +380,11 @@ small_vertical (const SmallArgs &a, int by0, int strip0, const float *lut, float
                         && by0 + SMALL_TH + R <= a.t.rect.reg_y0 + a.t.rect.reg_h;
   const int  row0 = by0 + seg * SEG - R;
   float      acc[SEG][8];
-  zero_sums (acc);
+#pragma unroll
+  for (int j = 0; j < SEG; j++)
+#pragma unroll
+    for (int c = 0; c < 8; c++)
+      acc[j][c] = 0.0f;
   if (interior)
     small_vertical_sums<T, LINEAR, R, true> (a, row0, strip0 + 8 * g, fast, lut, acc);
   else
