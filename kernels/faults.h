@@ -33,4 +33,32 @@ gblur_fault_cpu_step (const gblur_job *job, int step, char *err, size_t err_size
   return GBLUR_E_NOMEM;
 }
 
+/* cuda-init: whether CUDA counts as unusable. */
+static inline int
+gblur_fault_cuda_init (const gblur_faults *faults)
+{
+  return faults->cuda_init;
+}
+
+/* host-alloc: whether gblur_engine_alloc_host fails. */
+static inline int
+gblur_fault_host_alloc (const gblur_faults *faults)
+{
+  return faults->host_alloc;
+}
+
+/* stall:N: the relay between a run's progress reports and its caller's
+ * callback (faults.c); an engine keeps one, so that the count spans its
+ * runs. */
+typedef struct {
+  gblur_progress_fn progress;   /* the caller's */
+  void             *user_data;
+  int               at;         /* N */
+  int               steps;      /* reports so far, over all the engine's runs */
+} gblur_stall;
+
+/* Puts `stall` between the job's progress reports and its callback when
+ * stall:N is set; does nothing otherwise. */
+void gblur_fault_stall_relay (gblur_stall *stall, gblur_job *job);
+
 #endif

@@ -1,47 +1,22 @@
-/* The engine object: argument checks, backend choice, CUDA-to-CPU fallback,
- * host buffers.  The arithmetic lives in the backends. */
+/* The engine object: its life, its backend (CUDA, or the CPU, which also
+ * finishes a run CUDA fails), and the runs handed to it.  The argument
+ * checks (checks.c), the tap cache (taps.c), a deferring engine's hand-off
+ * estimate (handoff.c) and the host buffers (host-alloc.c) have their own
+ * units. */
 #include "gblur-internal.h"
 
-#include <math.h>
+#include "checks.h"
+#include "faults.h"
+#include "handoff.h"
+#include "host-alloc.h"
+#include "taps.h"
+
 #include <stdarg.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-#define PINNED_KEPT 4
-/* Ordinary host buffers kept for reuse: a run's input and output. */
-#define PLAIN_KEPT 2
-
-#define STALL_SECONDS 60
-
-/* What starting CUDA costs a one-shot process, about (a context and the
- * first pinned buffers: 0.23-0.33 s on the H200).  A deferring engine
- * (gblur_config.defer_cuda) hands a run's rows left to CUDA only when the CPU
- * would take more than HANDOFF_SECONDS for them, so that the start, the
- * transfers and the estimate's error cannot make the run slower than the
- * CPU alone. */
-#define CUDA_START_SECONDS 0.3
-#define HANDOFF_SECONDS (2 * CUDA_START_SECONDS)
-
-/* Between a run's progress reports and its caller's callback when
- * GBLUR_FAULT=stall:N is set; never installed otherwise. */
-typedef struct {
-  gblur_progress_fn progress;   /* the caller's */
-  void             *user_data;
-  int               at;         /* N */
-  int               steps;      /* reports so far, over all the engine's runs */
-} gblur_stall;
-
-/* A half kernel and the sigma it is for (radius -1: none yet). */
-typedef struct {
-  double sigma;
-  int    radius;
-  float  weights[GBLUR_MAX_RADIUS + 1];
-} gblur_taps;
 
 struct gblur_engine {
   gblur_backend backend;
@@ -53,8 +28,7 @@ struct gblur_engine {
   char          description[160];
   char          cuda_reason[256];
   char          last_error[512];
-  unsigned char *pinned_kept[PINNED_KEPT];  /* freed page-locked buffers, for reuse */
-  gblur_kept    plain_kept[PLAIN_KEPT];     /* freed large ordinary ones */
+  gblur_host_pool host;        /* gblur_engine_alloc_host's buffers */
   /* the taps of the last sigmas, kept for repeated calls (a live preview):
    * [0] for x (and for both axes when they have the same sigma), [1] for y */
   gblur_taps    taps[2];
@@ -87,7 +61,7 @@ open_backends (gblur_engine *engine, gblur_status *status, char *msg, size_t msg
 
   if (settings->backend == GBLUR_BACKEND_CPU)
     snprintf (engine->cuda_reason, sizeof engine->cuda_reason, "CPU backend requested");
-  else if (settings->faults.cuda_init)
+  else if (gblur_fault_cuda_init (&settings->faults))
     snprintf (engine->cuda_reason, sizeof engine->cuda_reason,
               "no CUDA device: injected fault (GBLUR_FAULT=cuda-init)");
   else if (settings->backend == GBLUR_BACKEND_AUTO && settings->defer_cuda)
@@ -154,16 +128,15 @@ gblur_engine_new (const gblur_config *config, gblur_status *status, char *msg, s
       copy_message (msg, msg_size, "out of memory");
       return NULL;
     }
-  for (int i = 0; i < PLAIN_KEPT; i++)
-    gblur_kept_init (&engine->plain_kept[i]);
+  gblur_host_pool_init (&engine->host);
   if (!gblur_settings_read (config ? config : &defaults, &engine->settings, msg, msg_size))
     {
       *status = GBLUR_E_INVALID;
       free (engine);
       return NULL;
     }
-  engine->taps[0].radius = -1;
-  engine->taps[1].radius = -1;
+  gblur_taps_init (&engine->taps[0]);
+  gblur_taps_init (&engine->taps[1]);
   if (!open_backends (engine, status, msg, msg_size))
     {
       gblur_cuda_close (engine->cuda);
@@ -182,11 +155,7 @@ gblur_engine_free (gblur_engine *engine)
 {
   if (!engine)
     return;
-  for (int i = 0; i < PINNED_KEPT; i++)
-    if (engine->pinned_kept[i])
-      gblur_cuda_host_free (engine->pinned_kept[i]);
-  for (int i = 0; i < PLAIN_KEPT; i++)
-    gblur_kept_clear (&engine->plain_kept[i]);
+  gblur_host_pool_clear (&engine->host);
   gblur_cuda_close (engine->cuda);
   gblur_cpu_free (engine->cpu);
   free (engine);
@@ -222,192 +191,6 @@ gblur_engine_last_error (const gblur_engine *engine)
   return engine->last_error;
 }
 
-static gblur_status
-check_image (gblur_engine *engine, const gblur_image *img, const char *what)
-{
-  size_t row_bytes;
-
-  if (!img)
-    {
-      set_error (engine, "%s image is NULL", what);
-      return GBLUR_E_INVALID;
-    }
-  if (!img->data)
-    {
-      set_error (engine, "%s image has no data", what);
-      return GBLUR_E_INVALID;
-    }
-  if (img->width < 1 || img->height < 1)
-    {
-      set_error (engine, "%s image size %dx%d: width and height must be at least 1",
-                 what, img->width, img->height);
-      return GBLUR_E_INVALID;
-    }
-  if (img->channels < 1 || img->channels > GBLUR_MAX_CHANNELS)
-    {
-      set_error (engine, "%s image has %d channels: 1 to %d are supported",
-                 what, img->channels, GBLUR_MAX_CHANNELS);
-      return GBLUR_E_FORMAT;
-    }
-  if (img->sample != GBLUR_U8 && img->sample != GBLUR_U16 && img->sample != GBLUR_F32)
-    {
-      set_error (engine, "%s image has an unknown sample type %d", what, (int) img->sample);
-      return GBLUR_E_FORMAT;
-    }
-  row_bytes = (size_t) img->width * img->channels * gblur_sample_size (img->sample);
-  if (img->stride < row_bytes)
-    {
-      set_error (engine, "%s image stride %zu is smaller than a row (%zu bytes)",
-                 what, img->stride, row_bytes);
-      return GBLUR_E_INVALID;
-    }
-  if ((size_t) img->height > SIZE_MAX / img->stride)
-    {
-      set_error (engine, "%s image is too large to address", what);
-      return GBLUR_E_INVALID;
-    }
-  return GBLUR_OK;
-}
-
-static size_t
-image_span (const gblur_image *img)
-{
-  return (size_t) (img->height - 1) * img->stride
-         + (size_t) img->width * img->channels * gblur_sample_size (img->sample);
-}
-
-/* One sigma of a per-axis pair (params->sigma 0): [0, GBLUR_SIGMA_MAX]. */
-static gblur_status
-check_axis_sigma (gblur_engine *engine, const char *name, double sigma)
-{
-  if (isnan (sigma))
-    {
-      set_error (engine, "sigma is 0 (one sigma per axis) but %s is not a number", name);
-      return GBLUR_E_SIGMA;
-    }
-  if (!(sigma >= 0.0 && sigma <= GBLUR_SIGMA_MAX))
-    {
-      set_error (engine, "%s %g is outside [0, %g]", name, sigma, GBLUR_SIGMA_MAX);
-      return GBLUR_E_SIGMA;
-    }
-  return GBLUR_OK;
-}
-
-/* sigma > 0 for both axes, as ever; sigma 0 for sigma_x and sigma_y. */
-static gblur_status
-check_sigmas (gblur_engine *engine, const gblur_params *params)
-{
-  gblur_status status;
-
-  if (params->sigma != 0.0)   /* NaN included: the one-sigma message */
-    {
-      if (!(params->sigma >= GBLUR_SIGMA_MIN && params->sigma <= GBLUR_SIGMA_MAX))
-        {
-          set_error (engine, "sigma %g is outside [%g, %g]", params->sigma,
-                     GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX);
-          return GBLUR_E_SIGMA;
-        }
-      return GBLUR_OK;
-    }
-  if ((status = check_axis_sigma (engine, "sigma_x", params->sigma_x)) != GBLUR_OK
-      || (status = check_axis_sigma (engine, "sigma_y", params->sigma_y)) != GBLUR_OK)
-    return status;
-  if (params->sigma_x == 0.0 && params->sigma_y == 0.0)
-    {
-      set_error (engine, "sigma is 0 (one sigma per axis) but sigma_x and sigma_y are both 0: "
-                 "at least one axis must be blurred");
-      return GBLUR_E_SIGMA;
-    }
-  return GBLUR_OK;
-}
-
-static gblur_status
-check_call (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
-            const gblur_image *dst, const gblur_params *params)
-{
-  gblur_status status;
-  uintptr_t    s0, s1, d0, d1;
-
-  if ((status = check_image (engine, src, "source")) != GBLUR_OK
-      || (status = check_image (engine, dst, "destination")) != GBLUR_OK)
-    return status;
-  if (!params)
-    {
-      set_error (engine, "params is NULL");
-      return GBLUR_E_INVALID;
-    }
-  if ((status = check_sigmas (engine, params)) != GBLUR_OK)
-    return status;
-  if (src->channels != dst->channels || src->sample != dst->sample)
-    {
-      set_error (engine, "source and destination differ in channels or sample type");
-      return GBLUR_E_INVALID;
-    }
-  if (src_x < 0 || src_y < 0 || dst->width > src->width - src_x || dst->height > src->height - src_y)
-    {
-      set_error (engine, "the %dx%d window at (%d, %d) does not lie inside the %dx%d source",
-                 dst->width, dst->height, src_x, src_y, src->width, src->height);
-      return GBLUR_E_INVALID;
-    }
-  if (params->flags & ~(unsigned) (GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA))
-    {
-      set_error (engine, "unknown option bits 0x%x", params->flags);
-      return GBLUR_E_INVALID;
-    }
-  if ((params->flags & GBLUR_LINEAR_LIGHT) && src->sample == GBLUR_F32)
-    {
-      set_error (engine, "the linear-light option is for u8/u16 data; pass float data in linear light");
-      return GBLUR_E_FORMAT;
-    }
-  if ((params->flags & GBLUR_PREMULTIPLY_ALPHA) && src->channels < 2)
-    {
-      set_error (engine, "premultiplied alpha needs at least 2 channels");
-      return GBLUR_E_FORMAT;
-    }
-  s0 = (uintptr_t) src->data;
-  s1 = s0 + image_span (src);
-  d0 = (uintptr_t) dst->data;
-  d1 = d0 + image_span (dst);
-  if (s0 < d1 && d0 < s1)
-    {
-      set_error (engine, "source and destination overlap; in-place blurring is not supported");
-      return GBLUR_E_INVALID;
-    }
-  return GBLUR_OK;
-}
-
-/* The Nth report says so and waits, so that a test acts while the run is
- * known to be in mid-blur; bounded, so that a test that never acts cannot
- * hang.  Counted over the engine's life, so that a caller that splits an
- * image into several runs stalls once, and in mid-image. */
-static int
-stalling_progress (int rows_done, int rows_total, void *user_data)
-{
-  gblur_stall *stall = user_data;
-
-  if (__atomic_add_fetch (&stall->steps, 1, __ATOMIC_SEQ_CST) == stall->at)
-    {
-      fprintf (stderr, "gblur: stalled at progress step %d (injected fault)\n", stall->at);
-      fflush (stderr);
-      for (int i = 0; i < STALL_SECONDS; i++)
-        sleep (1);
-    }
-  return stall->progress ? stall->progress (rows_done, rows_total, stall->user_data) : 0;
-}
-
-/* The taps for sigma, from the cache slot or made there. */
-static const gblur_taps *
-taps_for (gblur_taps *slot, double sigma)
-{
-  if (slot->radius < 0 || slot->sigma != sigma)
-    {
-      slot->sigma = sigma;
-      slot->radius = gblur_radius (sigma);
-      gblur_make_weights (sigma, slot->radius, slot->weights);
-    }
-  return slot;
-}
-
 static void
 prepare_job (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
              gblur_image *dst, const gblur_params *params, gblur_job *job)
@@ -416,37 +199,26 @@ prepare_job (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
    * sigma on both axes shares one set of taps (gblur_job_isotropic). */
   const double sigma_x = params->sigma != 0.0 ? params->sigma : params->sigma_x;
   const double sigma_y = params->sigma != 0.0 ? params->sigma : params->sigma_y;
-  const gblur_taps *tx = taps_for (&engine->taps[0], sigma_x);
-  const gblur_taps *ty = sigma_y == sigma_x ? tx : taps_for (&engine->taps[1], sigma_y);
+  const gblur_taps *tx = gblur_taps_for (&engine->taps[0], sigma_x);
+  const gblur_taps *ty = sigma_y == sigma_x ? tx : gblur_taps_for (&engine->taps[1], sigma_y);
 
-  memset (job, 0, sizeof *job);
-  job->src = src;
-  job->dst = dst;
-  job->radius_x = tx->radius;
-  job->radius_y = ty->radius;
-  job->geo.img_w = src->width;
-  job->geo.img_h = src->height;
-  job->geo.win_x = src_x;
-  job->geo.win_y = src_y;
-  job->geo.win_w = dst->width;
-  job->geo.win_h = dst->height;
-  job->geo.radius_x = job->radius_x;
-  job->geo.radius_y = job->radius_y;
-  job->weights_x = tx->weights;
-  job->weights_y = ty->weights;
-  job->flags = params->flags;
-  job->memory_limit = engine->settings.memory_limit;
-  job->progress = params->progress;
-  job->user_data = params->user_data;
-  job->faults = &engine->settings.faults;
-  if (engine->settings.faults.stall)
-    {
-      engine->stall.progress = params->progress;
-      engine->stall.user_data = params->user_data;
-      engine->stall.at = engine->settings.faults.stall;
-      job->progress = stalling_progress;
-      job->user_data = &engine->stall;
-    }
+  *job = (gblur_job) {
+    .src = src,
+    .dst = dst,
+    .geo = { .img_w = src->width, .img_h = src->height,
+             .win_x = src_x, .win_y = src_y, .win_w = dst->width, .win_h = dst->height,
+             .radius_x = tx->radius, .radius_y = ty->radius },
+    .radius_x = tx->radius,
+    .radius_y = ty->radius,
+    .weights_x = tx->weights,
+    .weights_y = ty->weights,
+    .flags = params->flags,
+    .memory_limit = engine->settings.memory_limit,
+    .progress = params->progress,
+    .user_data = params->user_data,
+    .faults = &engine->settings.faults,
+  };
+  gblur_fault_stall_relay (&engine->stall, job);
 }
 
 /* The job on the engine's backend: CUDA, and the CPU for the whole job if
@@ -484,72 +256,18 @@ start_deferred_cuda (gblur_engine *engine)
   describe_backend (engine);
 }
 
-/* Between a deferring engine's run and its caller's progress callback. */
-typedef struct {
-  gblur_progress_fn progress;   /* the job's own: the caller's, or the stall relay */
-  void             *user_data;
-  double            first_time; /* seconds, at the CPU's first report */
-  int               first_rows; /* rows done then; 0 before it */
-  int               offset;     /* rows the CPU finished before CUDA took over */
-  int               total;      /* rows of the whole window */
-  int               handoff;    /* the CPU stopped so that CUDA does the rest */
-} gblur_handoff;
-
-static double
-now_seconds (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* The CPU part: the caller's report, then the CPU stops when the rows left
- * would take it longer than HANDOFF_SECONDS.  The rate is the one since the
- * first report: what came before it (threads, buffers and, on the FFT
- * path, the whole vertical pass) is not paid again per row. */
-static int
-cpu_part_progress (int rows_done, int rows_total, void *data)
-{
-  gblur_handoff *h = data;
-  const double   now = now_seconds ();
-
-  if (h->progress && h->progress (rows_done, rows_total, h->user_data))
-    return 1;
-  if (h->first_rows == 0)
-    {
-      h->first_time = now;
-      h->first_rows = rows_done;
-      return 0;
-    }
-  h->handoff = rows_done > h->first_rows && rows_done < rows_total
-               && (now - h->first_time) / (rows_done - h->first_rows) * (rows_total - rows_done)
-                    > HANDOFF_SECONDS;
-  return h->handoff;
-}
-
-/* The CUDA part reports in rows of the whole window. */
-static int
-cuda_part_progress (int rows_done, int rows_total, void *data)
-{
-  gblur_handoff *h = data;
-
-  (void) rows_total;
-  return h->progress ? h->progress (h->offset + rows_done, h->total, h->user_data) : 0;
-}
-
 /* A deferring engine's run: on the CPU, which hands the rows it has not
  * done to CUDA (started then) when they would take it too long. */
 static gblur_status
 run_deferring (gblur_engine *engine, gblur_job *job, const gblur_image *src, int src_x, int src_y,
                gblur_image *dst, const gblur_params *params, gblur_result *result)
 {
-  gblur_handoff h = { job->progress, job->user_data, 0.0, 0, 0, dst->height, 0 };
+  gblur_handoff h = { .progress = job->progress, .user_data = job->user_data, .total = dst->height };
   gblur_image   rest = *dst;
   gblur_job     rest_job;
   gblur_status  status;
 
-  job->progress = cpu_part_progress;
+  job->progress = gblur_handoff_cpu_progress;
   job->user_data = &h;
   status = gblur_cpu_run (engine->cpu, job, engine->last_error, sizeof engine->last_error);
   result->rows_valid = job->rows_valid;
@@ -564,7 +282,7 @@ run_deferring (gblur_engine *engine, gblur_job *job, const gblur_image *src, int
   prepare_job (engine, src, src_x, src_y + h.offset, &rest, params, &rest_job);
   h.progress = rest_job.progress;
   h.user_data = rest_job.user_data;
-  rest_job.progress = cuda_part_progress;
+  rest_job.progress = gblur_handoff_cuda_progress;
   rest_job.user_data = &h;
   status = run_job (engine, &rest_job, result);
   result->rows_valid = h.offset + rest_job.rows_valid;
@@ -609,7 +327,8 @@ gblur_engine_run_window (gblur_engine *engine, const gblur_image *src, int src_x
   if (!engine)
     return GBLUR_E_INVALID;
   engine->last_error[0] = '\0';
-  if ((status = check_call (engine, src, src_x, src_y, dst, params)) != GBLUR_OK)
+  if ((status = gblur_check_call (src, src_x, src_y, dst, params, engine->last_error,
+                                  sizeof engine->last_error)) != GBLUR_OK)
     return status;
   prepare_job (engine, src, src_x, src_y, dst, params, &job);
   if (engine->cuda_deferred)
@@ -643,115 +362,23 @@ gblur_engine_run_device (gblur_engine *engine, const gblur_image *src, gblur_ima
       set_error (engine, "source and destination differ in size");
       return GBLUR_E_INVALID;
     }
-  if ((status = check_call (engine, src, 0, 0, dst, params)) != GBLUR_OK)
+  if ((status = gblur_check_call (src, 0, 0, dst, params, engine->last_error,
+                                  sizeof engine->last_error)) != GBLUR_OK)
     return status;
   prepare_job (engine, src, 0, 0, dst, params, &job);
   return gblur_cuda_run_device (engine->cuda, &job, engine->last_error, sizeof engine->last_error);
 }
 
-/* Host buffers carry a header saying how they were allocated, so they can be
- * freed correctly whatever happens to the backend in between. */
-#define HOST_HEADER 64
-/* Page-locked buffers are slow to get (milliseconds), and a live preview asks
- * for two per update: freed ones up to this size are kept for reuse. */
-#define PINNED_KEEP_MAX ((size_t) 64 << 20)
-
-static size_t
-host_capacity (const unsigned char *base)
-{
-  size_t capacity;
-  memcpy (&capacity, base + 8, sizeof capacity);
-  return capacity;
-}
-
-/* An ordinary buffer of `bytes`, a kept one if one fits; *size: the bytes
- * it has after the header. */
-static unsigned char *
-plain_alloc (gblur_engine *engine, size_t bytes, size_t *size)
-{
-  unsigned char *base = NULL;
-  size_t         capacity = 0;
-
-  for (int i = 0; !base && i < PLAIN_KEPT; i++)
-    base = gblur_kept_take (&engine->plain_kept[i], bytes, &capacity);
-  if (!base)
-    {
-      capacity = gblur_large_capacity (bytes);
-      base = gblur_alloc_large (bytes);
-    }
-  if (base)
-    *size = capacity - HOST_HEADER;
-  return base;
-}
-
-/* Large ones are kept, in an empty slot or else in place of the first. */
-static void
-plain_free (gblur_engine *engine, unsigned char *base)
-{
-  const size_t capacity = host_capacity (base) + HOST_HEADER;
-  int          slot = 0;
-
-  for (int i = 0; engine && i < PLAIN_KEPT; i++)
-    if (gblur_kept_empty (&engine->plain_kept[i]))
-      {
-        slot = i;
-        break;
-      }
-  if (engine)
-    gblur_kept_give (&engine->plain_kept[slot], base, capacity);
-  else
-    free (base);
-}
-
 void *
 gblur_engine_alloc_host (gblur_engine *engine, size_t size)
 {
-  unsigned char *base = NULL;
-  int            pinned = 0;
-
-  if (!engine || size > SIZE_MAX - HOST_HEADER || engine->settings.faults.host_alloc)
+  if (!engine || gblur_fault_host_alloc (&engine->settings.faults))
     return NULL;
-  if (engine->cuda)
-    {
-      for (int i = 0; i < PINNED_KEPT; i++)
-        if (engine->pinned_kept[i] && host_capacity (engine->pinned_kept[i]) >= size
-            && host_capacity (engine->pinned_kept[i]) <= 2 * size + ((size_t) 1 << 20))
-          {
-            base = engine->pinned_kept[i];
-            engine->pinned_kept[i] = NULL;
-            return base + HOST_HEADER;
-          }
-      base = gblur_cuda_host_alloc (size + HOST_HEADER);
-      pinned = base != NULL;
-    }
-  if (!base)
-    base = plain_alloc (engine, size + HOST_HEADER, &size);
-  if (!base)
-    return NULL;
-  base[0] = (unsigned char) pinned;
-  memcpy (base + 8, &size, sizeof size);
-  return base + HOST_HEADER;
+  return gblur_host_pool_alloc (&engine->host, engine->cuda != NULL, size);
 }
 
 void
 gblur_engine_free_host (gblur_engine *engine, void *ptr)
 {
-  unsigned char *base;
-
-  if (!ptr)
-    return;
-  base = (unsigned char *) ptr - HOST_HEADER;
-  if (!base[0])
-    {
-      plain_free (engine, base);
-      return;
-    }
-  if (engine && host_capacity (base) <= PINNED_KEEP_MAX)
-    for (int i = 0; i < PINNED_KEPT; i++)
-      if (!engine->pinned_kept[i])
-        {
-          engine->pinned_kept[i] = base;
-          return;
-        }
-  gblur_cuda_host_free (base);
+  gblur_host_pool_free (engine ? &engine->host : NULL, ptr);
 }

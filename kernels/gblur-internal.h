@@ -161,9 +161,9 @@ void gblur_make_weights (double sigma, int radius, float *weights);
 
 /* Buffers of GBLUR_LARGE_BYTES and more, on transparent huge pages where
  * the system gives them on request (madvise), rounded up to whole ones:
- * faulting in fresh memory 4 KiB at a time took 4 to 6 times as long (148
- * to 220 ms against 36 ms for 256 MiB on the 2-core machine), and a large
- * run's buffers are fresh memory.  Smaller ones are aligned to 64 bytes.
+ * a large run's buffers are fresh memory, which faults in several times
+ * faster in huge pages (docs/performance.md).  Smaller ones are aligned to
+ * 64 bytes.
  * NULL when out of memory; free with free (). */
 #define GBLUR_HUGE_PAGE   ((size_t) 2 << 20)
 #define GBLUR_LARGE_BYTES (4 * GBLUR_HUGE_PAGE)

@@ -61,21 +61,57 @@ parse_fft_mode (const char *env, gblur_fft_mode *mode)
   return 1;
 }
 
+/* GBLUR_FAULT's sites and where each one's N goes. */
+static const struct { const char *name; size_t offset; } fault_sites[] = {
+  { "cuda-init", offsetof (gblur_faults, cuda_init) },
+  { "cuda-alloc", offsetof (gblur_faults, cuda_alloc) },
+  { "cuda-copy", offsetof (gblur_faults, cuda_copy) },
+  { "cuda-launch", offsetof (gblur_faults, cuda_launch) },
+  { "cpu-alloc", offsetof (gblur_faults, cpu_alloc) },
+  { "cpu-stripe", offsetof (gblur_faults, cpu_stripe) },
+  { "host-alloc", offsetof (gblur_faults, host_alloc) },
+  { "stall", offsetof (gblur_faults, stall) },
+};
+#define FAULT_SITES (sizeof fault_sites / sizeof fault_sites[0])
+
+/* The site whose name is the `len` bytes at p; FAULT_SITES when none is. */
+static size_t
+fault_site (const char *p, size_t len)
+{
+  size_t i;
+
+  for (i = 0; i < FAULT_SITES; i++)
+    if (strlen (fault_sites[i].name) == len && strncmp (p, fault_sites[i].name, len) == 0)
+      break;
+  return i;
+}
+
+/* The N of ":N" at *p, *p moved past it; *n stays as it is when there is
+ * no ":N".  0 when N is malformed, with the reason in msg. */
+static int
+fault_count (const char *spec, const char **p, const char *site, long *n, char *msg, size_t msg_size)
+{
+  char *end;
+
+  if (**p != ':')
+    return 1;
+  *n = strtol (*p + 1, &end, 10);
+  if (end == *p + 1 || *n < 1 || *n > 1000000000 || (*end && *end != ','))
+    {
+      if (msg && msg_size)
+        snprintf (msg, msg_size, "GBLUR_FAULT=%s: '%s' after '%s:' must be a count from 1",
+                  spec, *p + 1, site);
+      return 0;
+    }
+  *p = end;
+  return 1;
+}
+
 /* Parses GBLUR_FAULT (syntax in gblur-internal.h) into *faults; 0 on a
  * malformed value, with the reason in msg. */
 static int
 parse_faults (const char *spec, gblur_faults *faults, char *msg, size_t msg_size)
 {
-  static const struct { const char *name; size_t offset; } sites[] = {
-    { "cuda-init", offsetof (gblur_faults, cuda_init) },
-    { "cuda-alloc", offsetof (gblur_faults, cuda_alloc) },
-    { "cuda-copy", offsetof (gblur_faults, cuda_copy) },
-    { "cuda-launch", offsetof (gblur_faults, cuda_launch) },
-    { "cpu-alloc", offsetof (gblur_faults, cpu_alloc) },
-    { "cpu-stripe", offsetof (gblur_faults, cpu_stripe) },
-    { "host-alloc", offsetof (gblur_faults, host_alloc) },
-    { "stall", offsetof (gblur_faults, stall) },
-  };
   const char *p = spec;
 
   memset (faults, 0, sizeof *faults);
@@ -84,13 +120,10 @@ parse_faults (const char *spec, gblur_faults *faults, char *msg, size_t msg_size
   for (;;)
     {
       size_t len = strcspn (p, ":,");
-      size_t i;
+      size_t i = fault_site (p, len);
       long   n = 1;
 
-      for (i = 0; i < sizeof sites / sizeof sites[0]; i++)
-        if (strlen (sites[i].name) == len && strncmp (p, sites[i].name, len) == 0)
-          break;
-      if (i == sizeof sites / sizeof sites[0])
+      if (i == FAULT_SITES)
         {
           if (msg && msg_size)
             snprintf (msg, msg_size, "GBLUR_FAULT=%s: unknown site '%.*s' (cuda-init, cuda-alloc, "
@@ -99,20 +132,9 @@ parse_faults (const char *spec, gblur_faults *faults, char *msg, size_t msg_size
           return 0;
         }
       p += len;
-      if (*p == ':')
-        {
-          char *end;
-          n = strtol (p + 1, &end, 10);
-          if (end == p + 1 || n < 1 || n > 1000000000 || (*end && *end != ','))
-            {
-              if (msg && msg_size)
-                snprintf (msg, msg_size, "GBLUR_FAULT=%s: '%s' after '%s:' must be a count from 1",
-                          spec, p + 1, sites[i].name);
-              return 0;
-            }
-          p = end;
-        }
-      *(int *) ((char *) faults + sites[i].offset) = (int) n;
+      if (!fault_count (spec, &p, fault_sites[i].name, &n, msg, msg_size))
+        return 0;
+      *(int *) ((char *) faults + fault_sites[i].offset) = (int) n;
       if (!*p)
         return 1;
       p++;  /* the comma; a trailing one names an empty site, refused above */

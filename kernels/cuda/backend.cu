@@ -30,15 +30,13 @@
  * RGBA);
  * GBLUR_CUDA_NO_FUSED skips the fused general kernel. */
 #include "launchers.cuh"
+#include "tuning.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SETS 2      /* buffer sets (and streams) that tiles alternate over */
-/* RGBA8 goes to the tensor cores from this radius on (measured on the H200:
- * docs/performance.md). */
-#define MMA_RGBA_MIN_RADIUS 1
 #define WEIGHTS_Y (GBLUR_MAX_RADIUS + 1)   /* offset of the y taps in gblur_cuda.weights */
 
 struct gblur_cuda {
@@ -620,8 +618,8 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
     CHECK (cudaSetDevice (cuda->device));
     /* Our streams do not wait for the default stream: a cudaMemcpy from
      * pageable memory returns before its copy lands, so the kernels wait
-     * for what the caller queued there (gblur.h), on the GPU: a wait on
-     * the host cost a round trip, 3-5 of a small image's 21 us (H200). */
+     * for what the caller queued there (gblur.h), on the GPU, which spares
+     * a small image the host's round trip (docs/performance.md). */
     CHECK (cudaEventRecord (cuda->caller, cudaStreamLegacy));
     CHECK (cudaStreamWaitEvent (st, cuda->caller, 0));
     CHECK_FAULT (alloc_fault (&cuda->mid[0], &cuda->mid_cap[0], faults, &n_alloc),

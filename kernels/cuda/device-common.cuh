@@ -11,6 +11,18 @@ __device__ __forceinline__ int clampi (int v, int lo, int hi) { return min (max 
 
 __device__ __forceinline__ float clamp01 (float v) { return fminf (fmaxf (v, 0.0f), 1.0f); }
 
+/* Sets a block of sums to 0 before they accumulate. */
+template <int N, int C>
+__device__ __forceinline__ void
+zero_sums (float (&acc)[N][C])
+{
+#pragma unroll
+  for (int j = 0; j < N; j++)
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      acc[j][c] = 0.0f;
+}
+
 /* Byte offset in t.src of the region's row nearest to image row y (rows
  * past the region's edges clamp to them). */
 __device__ __forceinline__ size_t

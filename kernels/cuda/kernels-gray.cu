@@ -118,11 +118,7 @@ gray_vertical (const GrayArgs &a, int rp, int bx0, int by0, const float *lut, fl
                                - t.rect.reg_x0) * sizeof (T);
   const int row0 = by0 + seg * SEG - rp;                /* image row of input 0 */
   float     acc[SEG][4];
-#pragma unroll
-  for (int j = 0; j < SEG; j++)
-#pragma unroll
-    for (int c = 0; c < 4; c++)
-      acc[j][c] = 0.0f;
+  zero_sums (acc);
   if constexpr (RB > 0)
     {
 #pragma unroll

@@ -172,8 +172,9 @@ mma_small_store (const cuda_tile &t, int bx0, int by0, const unsigned char *stag
     }
 }
 
-/* 5 blocks an SM: 48 registers, no spills (faster than 4 blocks with 62 on
- * the H200).  An sm_75 SM holds only 4 (1024 threads); it runs the stub. */
+/* 5 blocks an SM: 48 registers, no spills, faster than 4 blocks with more
+ * registers (docs/performance.md).  An sm_75 SM holds only 4 (1024
+ * threads); it runs the stub. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #define SM_MIN_BLOCKS 4
 #else

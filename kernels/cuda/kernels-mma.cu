@@ -74,6 +74,68 @@ mma_build_band (const MmaArgs &a, uint2 *frag)
     }
 }
 
+/* 4 RGBA8 pixels from column c0 + col of `src` on, split into channels
+ * with byte permutes (mma_load4). */
+__device__ __forceinline__ void
+mma_load4_rgba8 (const MmaArgs &a, const unsigned char *src, int c0, int col, bool inside, __half2 (&h)[8])
+{
+  uint4 q;                                        /* pixel j in q.x, .y, .z, .w */
+  if (inside)
+    q = *(const uint4 *) (src + 4 * (c0 + col));
+  else
+    {
+      unsigned p[4];
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        {
+          const unsigned char *px = src + 4 * clampi (c0 + col + j, 0, a.in_cols - 1);
+          p[j] = px[0] | (unsigned) px[1] << 8 | (unsigned) px[2] << 16 | (unsigned) px[3] << 24;
+        }
+      q = make_uint4 (p[0], p[1], p[2], p[3]);
+    }
+  const unsigned lo01 = __byte_perm (q.x, q.y, 0x5140), lo23 = __byte_perm (q.z, q.w, 0x5140);
+  const unsigned hi01 = __byte_perm (q.x, q.y, 0x7362), hi23 = __byte_perm (q.z, q.w, 0x7362);
+  mma_bytes_to_half (__byte_perm (lo01, lo23, 0x5410), h[0], h[1]);
+  mma_bytes_to_half (__byte_perm (lo01, lo23, 0x7632), h[2], h[3]);
+  mma_bytes_to_half (__byte_perm (hi01, hi23, 0x5410), h[4], h[5]);
+  mma_bytes_to_half (__byte_perm (hi01, hi23, 0x7632), h[6], h[7]);
+}
+
+/* 4 fp16 RGBA pixels from column c0 + col of `src` on, split into
+ * channels (mma_load4). */
+template <typename IN>
+__device__ __forceinline__ void
+mma_load4_rgba16 (const MmaArgs &a, const IN *src, int c0, int col, bool inside, __half2 (&h)[8])
+{
+  unsigned w[8];                                  /* pixel j: channels 0, 1 in w[2 j], 2, 3 in w[2 j + 1] */
+  if (inside)
+    {
+      const uint4 *p = (const uint4 *) (src + 4 * (c0 + col));
+      const uint4  q0 = p[0], q1 = p[1];
+      w[0] = q0.x; w[1] = q0.y; w[2] = q0.z; w[3] = q0.w;
+      w[4] = q1.x; w[5] = q1.y; w[6] = q1.z; w[7] = q1.w;
+    }
+  else
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      {
+        const uint2 q = *(const uint2 *) (src + 4 * clampi (c0 + col + j, 0, a.in_cols - 1));
+        w[2 * j] = q.x;
+        w[2 * j + 1] = q.y;
+      }
+#pragma unroll
+  for (int pair = 0; pair < 2; pair++)            /* pixels 0, 1, then 2, 3 */
+    {
+      const unsigned *v = w + 4 * pair;
+      unsigned        c0p = __byte_perm (v[0], v[2], 0x5410), c1p = __byte_perm (v[0], v[2], 0x7632);
+      unsigned        c2p = __byte_perm (v[1], v[3], 0x5410), c3p = __byte_perm (v[1], v[3], 0x7632);
+      h[0 + pair] = *(__half2 *) &c0p;
+      h[2 + pair] = *(__half2 *) &c1p;
+      h[4 + pair] = *(__half2 *) &c2p;
+      h[6 + pair] = *(__half2 *) &c3p;
+    }
+}
+
 /* One channel of 4 pixels from column c0 + col of `src` on, as fp16 (h01
  * and h23 of channel c in h[2 c], h[2 c + 1]): one load per 4 pixels' bytes
  * when `inside`, else each pixel clamped to the row.  The 4-channel forms
@@ -97,28 +159,7 @@ mma_load4 (const MmaArgs &a, const IN *src, int c0, int col, bool inside, __half
       mma_bytes_to_half (q, h[0], h[1]);
     }
   else if constexpr (sizeof (IN) == 1)
-    {
-      uint4 q;                                        /* pixel j in q.x, .y, .z, .w */
-      if (inside)
-        q = *(const uint4 *) (src + 4 * (c0 + col));
-      else
-        {
-          unsigned p[4];
-#pragma unroll
-          for (int j = 0; j < 4; j++)
-            {
-              const unsigned char *px = src + 4 * clampi (c0 + col + j, 0, a.in_cols - 1);
-              p[j] = px[0] | (unsigned) px[1] << 8 | (unsigned) px[2] << 16 | (unsigned) px[3] << 24;
-            }
-          q = make_uint4 (p[0], p[1], p[2], p[3]);
-        }
-      const unsigned lo01 = __byte_perm (q.x, q.y, 0x5140), lo23 = __byte_perm (q.z, q.w, 0x5140);
-      const unsigned hi01 = __byte_perm (q.x, q.y, 0x7362), hi23 = __byte_perm (q.z, q.w, 0x7362);
-      mma_bytes_to_half (__byte_perm (lo01, lo23, 0x5410), h[0], h[1]);
-      mma_bytes_to_half (__byte_perm (lo01, lo23, 0x7632), h[2], h[3]);
-      mma_bytes_to_half (__byte_perm (hi01, hi23, 0x5410), h[4], h[5]);
-      mma_bytes_to_half (__byte_perm (hi01, hi23, 0x7632), h[6], h[7]);
-    }
+    mma_load4_rgba8 (a, src, c0, col, inside, h);
   else if constexpr (CH == 1)
     {
       if (inside)
@@ -136,37 +177,8 @@ mma_load4 (const MmaArgs &a, const IN *src, int c0, int col, bool inside, __half
         }
     }
   else
-    {
-      unsigned w[8];                                  /* pixel j: channels 0, 1 in w[2 j], 2, 3 in w[2 j + 1] */
-      if (inside)
-        {
-          const uint4 *p = (const uint4 *) (src + 4 * (c0 + col));
-          const uint4  q0 = p[0], q1 = p[1];
-          w[0] = q0.x; w[1] = q0.y; w[2] = q0.z; w[3] = q0.w;
-          w[4] = q1.x; w[5] = q1.y; w[6] = q1.z; w[7] = q1.w;
-        }
-      else
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-          {
-            const uint2 q = *(const uint2 *) (src + 4 * clampi (c0 + col + j, 0, a.in_cols - 1));
-            w[2 * j] = q.x;
-            w[2 * j + 1] = q.y;
-          }
-#pragma unroll
-      for (int pair = 0; pair < 2; pair++)            /* pixels 0, 1, then 2, 3 */
-        {
-          const unsigned *v = w + 4 * pair;
-          unsigned        c0p = __byte_perm (v[0], v[2], 0x5410), c1p = __byte_perm (v[0], v[2], 0x7632);
-          unsigned        c2p = __byte_perm (v[1], v[3], 0x5410), c3p = __byte_perm (v[1], v[3], 0x7632);
-          h[0 + pair] = *(__half2 *) &c0p;
-          h[2 + pair] = *(__half2 *) &c1p;
-          h[4 + pair] = *(__half2 *) &c2p;
-          h[6 + pair] = *(__half2 *) &c3p;
-        }
-    }
+    mma_load4_rgba16<IN> (a, src, c0, col, inside, h);
 }
-
 /* The input tile as fp16, edge columns and rows clamped: tile row
  * CH row + c is channel c of image row y0 / CH + row (y0 counts tile rows).
  * 4 pixels per thread, one load each when the block lies inside the row. */

@@ -62,11 +62,7 @@ rgba_vertical (const RgbaArgs &a, int bx0, int by0, float *mid)
   const unsigned char *col = t.src + (size_t) x * 4;
   const int  row0 = by0 + seg * SEG - R;                     /* image row of input 0 */
   float      acc[SEG][4];
-#pragma unroll
-  for (int j = 0; j < SEG; j++)
-#pragma unroll
-    for (int c = 0; c < 4; c++)
-      acc[j][c] = 0.0f;
+  zero_sums (acc);
 #pragma unroll
   for (int i = 0; i < SEG + 2 * R; i++)
     {
@@ -119,11 +115,7 @@ rgba_horizontal (const RgbaArgs &a, int bx0, int by0, const float *mid)
       const int     y = item % RGBA_TH, q = item / RGBA_TH;
       const float4 *in = (const float4 *) (mid + y * Shape::S) + 8 * q + Shape::HALO - R;
       float         acc[8][4];
-#pragma unroll
-      for (int j = 0; j < 8; j++)
-#pragma unroll
-        for (int c = 0; c < 4; c++)
-          acc[j][c] = 0.0f;
+      zero_sums (acc);
 #pragma unroll
       for (int k = 0; k < 8 + 2 * R; k++)
         {
@@ -174,21 +166,11 @@ launch_rgba_radius (const RgbaArgs &a, size_t shared_limit, cudaStream_t stream)
   return launch_with_smem<rgba_tile_small<R>> (grid, RGBA_THREADS, Shape::SHARED, stream, a);
 }
 
-cudaError_t
-launch_rgba_small (const cuda_tile &t, const float *host_weights, size_t shared_limit, cudaStream_t stream)
+/* The kernel compiled for radius r (1..RGBA_SMALL_MAX_RADIUS). */
+static cudaError_t
+launch_rgba_radii (const RgbaArgs &a, int r, size_t shared_limit, cudaStream_t stream)
 {
-  RgbaArgs a;
-
-  /* one 4-byte word a pixel: rows and both images must be word-aligned */
-  if (!tile_same_taps (t) || t.rx < 1 || t.rx > RGBA_SMALL_MAX_RADIUS
-      || ((uintptr_t) t.src | t.src_pitch | (uintptr_t) t.dst | t.dst_pitch) % 4 != 0)
-    return cudaErrorNotSupported;
-  memset (&a, 0, sizeof a);
-  a.t = t;
-  a.vector_stores = ((uintptr_t) t.dst | t.dst_pitch) % 16 == 0;
-  for (int k = 0; k <= t.rx; k++)
-    a.w[k] = host_weights[k];
-  switch (t.rx)
+  switch (r)
     {
     case 1: return launch_rgba_radius<1> (a, shared_limit, stream);
     case 2: return launch_rgba_radius<2> (a, shared_limit, stream);
@@ -203,4 +185,21 @@ launch_rgba_small (const cuda_tile &t, const float *host_weights, size_t shared_
     case 11: return launch_rgba_radius<11> (a, shared_limit, stream);
     default: return launch_rgba_radius<12> (a, shared_limit, stream);
     }
+}
+
+cudaError_t
+launch_rgba_small (const cuda_tile &t, const float *host_weights, size_t shared_limit, cudaStream_t stream)
+{
+  RgbaArgs a;
+
+  /* one 4-byte word a pixel: rows and both images must be word-aligned */
+  if (!tile_same_taps (t) || t.rx < 1 || t.rx > RGBA_SMALL_MAX_RADIUS
+      || ((uintptr_t) t.src | t.src_pitch | (uintptr_t) t.dst | t.dst_pitch) % 4 != 0)
+    return cudaErrorNotSupported;
+  memset (&a, 0, sizeof a);
+  a.t = t;
+  a.vector_stores = ((uintptr_t) t.dst | t.dst_pitch) % 16 == 0;
+  for (int k = 0; k <= t.rx; k++)
+    a.w[k] = host_weights[k];
+  return launch_rgba_radii (a, t.rx, shared_limit, stream);
 }

@@ -9,6 +9,8 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
+#include <mutex>
+
 /* A tile: the engine's rectangle (outputs and the region they read, in image
  * coordinates) and where its samples lie on the device.  Passed to kernels by
  * value; all pointers are device pointers. */
@@ -26,10 +28,8 @@ struct cuda_tile {
    * may be 0 (the pass copies), not both.  wy_offset is 0 exactly when the
    * two axes have the same taps (tile_same_taps; then rx == ry): the gray
    * and tensor-core kernels, which serve only that case, read wx and rx.
-   * (wx and rx lie where the one kernel and radius were, ry and wy_offset
-   * after the rest: the struct is the same as before but for 8 more bytes at
-   * its end, which keeps ptxas's register allocation of the isotropic
-   * kernels as it was; a pointer there, 16 bytes with padding, did not.) */
+   * ry and wy_offset come last, as 8 bytes: this layout keeps the isotropic
+   * kernels' register allocation at its fastest (docs/performance.md). */
   const float         *wx;
   int                  rx;
   unsigned             flags;       /* GBLUR_LINEAR_LIGHT, GBLUR_PREMULTIPLY_ALPHA */
@@ -54,22 +54,38 @@ tile_same_taps (const cuda_tile &t)
 /* Dynamic shared memory a kernel may use without opting in. */
 #define CUDA_DEFAULT_SHARED (48 * 1024)
 
+/* Devices whose kernel opt-ins launch_with_smem remembers; a device past
+ * them opts in at every launch that needs it. */
+#define CUDA_OPTIN_DEVICES 16
+
 /* Launches KERNEL (args) with `shared` bytes of dynamic shared memory,
  * opting the kernel in first when it needs more than the default, and
- * returns the launch's error.  The opt-in is remembered per kernel for the
- * process (it is not redone for every tile). */
+ * returns the launch's error.  The opt-in is a per-device attribute of the
+ * kernel, so it is remembered per device (under a lock: engines on several
+ * devices may launch from several threads), not redone for every tile. */
 template <auto KERNEL, typename Args>
 static cudaError_t
 launch_with_smem (dim3 grid, dim3 block, size_t shared, cudaStream_t stream, const Args &args)
 {
-  static size_t allowed = CUDA_DEFAULT_SHARED;
+  static std::mutex lock;
+  static size_t     allowed[CUDA_OPTIN_DEVICES];   /* 0: the default */
 
-  if (shared > allowed)
+  if (shared > CUDA_DEFAULT_SHARED)
     {
-      cudaError_t e = cudaFuncSetAttribute (KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
+      std::lock_guard<std::mutex> hold (lock);
+      int                         device;
+      cudaError_t                 e = cudaGetDevice (&device);
+
       if (e != cudaSuccess)
         return e;
-      allowed = shared;
+      if (device < 0 || device >= CUDA_OPTIN_DEVICES || shared > allowed[device])
+        {
+          e = cudaFuncSetAttribute (KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
+          if (e != cudaSuccess)
+            return e;
+          if (device >= 0 && device < CUDA_OPTIN_DEVICES)
+            allowed[device] = shared;
+        }
     }
   KERNEL<<<grid, block, shared, stream>>> (args);
   return cudaGetLastError ();
