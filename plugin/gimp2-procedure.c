@@ -19,7 +19,9 @@
 #include <libgimp/gimp.h>
 
 #include "blur-dialog.h"
+#include "blur-engine.h"
 #include "blur-procedure.h"
+#include "identity.h"
 #include "drawable-blur.h"
 
 static void query (void);

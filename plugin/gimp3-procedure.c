@@ -17,7 +17,9 @@
 #include <libgimp/gimp.h>
 
 #include "blur-dialog.h"
+#include "blur-engine.h"
 #include "blur-procedure.h"
+#include "identity.h"
 #include "merge-check.h"
 #include "drawable-blur.h"
 

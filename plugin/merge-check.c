@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <glib/gi18n-lib.h>
 
-#include "blur-procedure.h"
+#include "blur-engine.h"
 #include "merge-check.h"
 #include "pixel-path.h"
 

@@ -14,7 +14,7 @@
 
 #include <gegl.h>
 
-#include "blur-procedure.h"
+#include "blur-engine.h"
 #include "pixel-path.h"
 #include "tone-curve.h"
 

@@ -6,7 +6,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "blur-procedure.h"
+#include "blur-engine.h"
 #include "pixel-path.h"
 #include "tone-curve.h"
 

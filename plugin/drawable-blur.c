@@ -3,7 +3,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "blur-procedure.h"
+#include "blur-engine.h"
 #include "drawable-blur.h"
 #include "pixel-path.h"
 
