@@ -1,5 +1,6 @@
-/* The pixel path: GEGL buffers -> engine -> GEGL buffers, for any GIMP
- * (the front ends and the preview).  No CUDA here: only the engine's API. */
+/* The pixel path: a window of a GEGL buffer -> one engine run -> memory or
+ * a GEGL buffer, for the operation, the preview and the merge check.  No
+ * CUDA here: only the engine's API. */
 #ifndef PIXEL_PATH_H
 #define PIXEL_PATH_H
 
@@ -18,41 +19,21 @@ typedef struct {
   gint            level;
 } BlurShape;
 
+/* The plug-in's shape: `sigma` on both axes, edges clamped, full size. */
+BlurShape     blur_shape_uniform (gdouble  sigma,
+                                  gboolean linear);
+
 /* `rect` at mipmap `level` (GEGL's own blurs scale it so). */
 GeglRectangle blur_rectangle_at_level (const GeglRectangle *rect,
                                        gint                 level);
 
-/* Progress sink: fraction in [0,1]. */
-typedef void (*BlurProgressFunc) (gdouble fraction, gpointer user_data);
-
-/* Blurs the rectangle (x, y, width, height) of `buffer` (the selection
- * bounds) into the same rectangle of `shadow`, reading a halo of the blur
- * radius around it.  `drawable_format` picks the pixel format.  Reading,
- * blurring and writing overlap (CUDA_GBLUR_OVERLAP=0: one after the other),
- * so on failure `shadow` may hold some finished rows: merge it only when
- * this returns TRUE.  Call from the thread that talks to GIMP. */
-gboolean  blur_buffer (gblur_engine     *engine,
-                       GeglBuffer       *buffer,
-                       GeglBuffer       *shadow,
-                       const Babl       *drawable_format,
-                       gint              x,
-                       gint              y,
-                       gint              width,
-                       gint              height,
-                       gdouble           sigma,
-                       gboolean          linear,
-                       BlurProgressFunc  progress,
-                       gpointer          progress_data,
-                       GError          **error);
-
-/* For a preview: blurs `roi` of `buffer` (with its halo, as blur_buffer
- * does) and converts the result to `out_format` in `out`. */
+/* For a preview: blurs `roi` of `buffer` (with its halo) and converts the
+ * result to `out_format` in `out`. */
 gboolean  blur_to_memory (gblur_engine        *engine,
                           GeglBuffer          *buffer,
                           const Babl          *drawable_format,
                           const GeglRectangle *roi,
-                          gdouble              sigma,
-                          gboolean             linear,
+                          const BlurShape     *shape,
                           const Babl          *out_format,
                           guchar              *out,
                           gint                 out_rowstride,
