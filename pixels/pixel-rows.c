@@ -56,6 +56,27 @@ layout_format (const Babl *drawable_format, gboolean linear_model, gboolean gray
   return format;
 }
 
+/* The drawable's sample type, and its name in babl's formats. */
+static gblur_sample
+stored_sample (const Babl *drawable_format, const char **type_name)
+{
+  const Babl *type = babl_format_get_type (drawable_format, 0);
+
+  if (type == babl_type ("u8"))
+    return *type_name = "u8", GBLUR_U8;
+  if (type == babl_type ("u16"))
+    return *type_name = "u16", GBLUR_U16;
+  return *type_name = "float", GBLUR_F32;
+}
+
+/* Whether babl (or the profile's curve) decodes to linear light, rather
+ * than the engine decoding the sRGB curve itself. */
+static gboolean
+babl_decodes (const Babl *drawable_format, gblur_sample sample, gboolean gray)
+{
+  return sample == GBLUR_F32 || !space_has_srgb_curve (drawable_format, gray);
+}
+
 /* 8- and 16-bit data travel in their own precision (so 8-bit gray moves one
  * byte per pixel), encoded with the sRGB curve when that is the image's
  * curve: the engine decodes it when blurring in linear light.  In linear
@@ -67,7 +88,6 @@ layout_format (const Babl *drawable_format, gboolean linear_model, gboolean gray
 gboolean
 pixel_layout_choose (const Babl *drawable_format, gboolean linear, PixelLayout *layout, GError **error)
 {
-  const Babl *type;
   gboolean    alpha, babl_linear;
   int         colors;
   const char *type_name;
@@ -78,18 +98,10 @@ pixel_layout_choose (const Babl *drawable_format, gboolean linear, PixelLayout *
                    _("Cannot blur an indexed image: convert it to RGB or grayscale first."));
       return FALSE;
     }
-  type = babl_format_get_type (drawable_format, 0);
   alpha = babl_format_has_alpha (drawable_format);
   colors = babl_format_get_n_components (drawable_format) - (alpha ? 1 : 0);
-
-  if (type == babl_type ("u8"))
-    layout->sample = GBLUR_U8, type_name = "u8";
-  else if (type == babl_type ("u16"))
-    layout->sample = GBLUR_U16, type_name = "u16";
-  else
-    layout->sample = GBLUR_F32, type_name = "float";
-  babl_linear = linear && (layout->sample == GBLUR_F32
-                           || !space_has_srgb_curve (drawable_format, colors == 1));
+  layout->sample = stored_sample (drawable_format, &type_name);
+  babl_linear = linear && babl_decodes (drawable_format, layout->sample, colors == 1);
   layout->curve = NULL;
   if (babl_linear && layout->sample == GBLUR_U16)
     layout->curve = tone_curve_for_format (drawable_format, colors);
