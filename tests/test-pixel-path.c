@@ -1,4 +1,4 @@
-/* The plug-in's pixel path (ui/pixel-path.c) on GEGL buffers whose
+/* The plug-in's pixel path (pixels/) on GEGL buffers whose
  * format carries an ICC profile's space, without GIMP: the whole-selection
  * blur (blur_buffer, what OK writes) and the preview's window blur
  * (blur_to_memory into the drawable's format) must give the same bytes, and
