@@ -1,5 +1,5 @@
 /* The front end for GIMP 2.10: registration and run.  What it shares with
- * GIMP 3's is in ui/.
+ * GIMP 3's is in drawable-blur.c, blur-procedure.c, ui/ and pixels/.
  *
  * GIMP 2.10 starts a plug-in process for every call, and each pays for its
  * start, GEGL's and the engine's (a CUDA context: 0.1-0.3 s).  So the

@@ -1,5 +1,5 @@
 /* The front end for GIMP 3: registration and run.  What it shares with
- * GIMP 2.10's is in ui/.
+ * GIMP 2.10's is in drawable-blur.c, blur-procedure.c, ui/ and pixels/.
  *
  * GIMP 3 starts a plug-in process for every call too, and each pays for its
  * start and libgimp's (50-90 ms on the H200 machine: more than the blur
