@@ -86,7 +86,8 @@ static void
 move_region (GeglBuffer *buffer, const GeglRectangle *rect, const BlurShape *shape,
              const PixelLayout *layout, guchar *data, gsize stride, gboolean write)
 {
-  RegionMove m = { buffer, rect, shape, layout, data, stride, 1 };
+  RegionMove m = { .buffer = buffer, .rect = rect, .shape = shape, .layout = layout,
+                   .data = data, .stride = stride, .tile_h = 1 };
 
   g_object_get (buffer, "tile-height", &m.tile_h, NULL);
   m.tile_h = MAX (m.tile_h, 1);

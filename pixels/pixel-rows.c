@@ -199,10 +199,12 @@ pixel_window_alloc (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout 
   gint bpp = layout_bytes_per_pixel (layout);
 
   *halo = halo_of (buffer, roi, shape);
-  *src = (gblur_image) { NULL, (size_t) halo->width * bpp, halo->width, halo->height,
-                         layout->channels, layout->sample };
-  *out = (gblur_image) { NULL, (size_t) roi->width * bpp, roi->width, roi->height,
-                         layout->channels, layout->sample };
+  *src = (gblur_image) { .stride = (size_t) halo->width * bpp, .width = halo->width,
+                         .height = halo->height, .channels = layout->channels,
+                         .sample = layout->sample };
+  *out = (gblur_image) { .stride = (size_t) roi->width * bpp, .width = roi->width,
+                         .height = roi->height, .channels = layout->channels,
+                         .sample = layout->sample };
   src->data = gblur_engine_alloc_host (engine, src->stride * halo->height);
   out->data = gblur_engine_alloc_host (engine, out->stride * roi->height);
   if (!src->data || !out->data)

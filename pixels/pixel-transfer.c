@@ -79,7 +79,7 @@ static gpointer
 part_run (gpointer data)
 {
   BlurPart     *part = data;
-  gblur_result  result = { 0, 0 };
+  gblur_result  result = { 0 };
   gblur_status  status;
 
   status = gblur_engine_run_window (part->engine, &part->src, part->src_x, part->src_y,
