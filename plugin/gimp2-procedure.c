@@ -1,5 +1,5 @@
 /* The front end for GIMP 2.10: registration and run.  What it shares with
- * GIMP 3's is in ui/.
+ * GIMP 3's is in drawable-blur.c, blur-procedure.c, ui/ and pixels/.
  *
  * GIMP 2.10 starts a plug-in process for every call, and each pays for its
  * start, GEGL's and the engine's (a CUDA context: 0.1-0.3 s).  So the
@@ -19,7 +19,9 @@
 #include <libgimp/gimp.h>
 
 #include "blur-dialog.h"
+#include "blur-engine.h"
 #include "blur-procedure.h"
+#include "identity.h"
 #include "drawable-blur.h"
 
 static void query (void);
@@ -176,13 +178,36 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
   run_blur (name, nparams, param, nreturn_vals, return_vals);
 }
 
+/* The call's return values: the status, and the error's message (shown
+ * too in an interactive call); frees the error. */
+static void
+return_status (GimpPDBStatusType status, GError *error, GimpRunMode run_mode, gint *nreturn_vals,
+               GimpParam **return_vals)
+{
+  static GimpParam values[2];
+
+  *nreturn_vals = 1;
+  *return_vals = values;
+  values[0].type = GIMP_PDB_STATUS;
+  values[0].data.d_status = status;
+  if (!error)
+    return;
+  *nreturn_vals = 2;
+  values[0].data.d_status = error_status (error);
+  values[1].type = GIMP_PDB_STRING;
+  g_free (values[1].data.d_string);   /* the last failed call's, in a warm process */
+  values[1].data.d_string = g_strdup (error->message);
+  if (run_mode == GIMP_RUN_INTERACTIVE)
+    g_message ("%s", error->message);
+  g_error_free (error);
+}
+
 /* One call of the procedure: in a one-shot process with an engine of its
  * own, or in the warm one with its engine. */
 static void
 run_blur (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals,
           GimpParam **return_vals)
 {
-  static GimpParam  values[2];
   GimpRunMode       run_mode = param[0].data.d_int32;
   gint32            drawable = param[2].data.d_drawable;
   BlurValues        blur = { SIGMA_DEFAULT, LINEAR_DEFAULT };
@@ -230,18 +255,5 @@ done:
   gblur_engine_free (own);
   if (warm)
     warm_busy = FALSE;
-  *nreturn_vals = 1;
-  *return_vals = values;
-  values[0].type = GIMP_PDB_STATUS;
-  values[0].data.d_status = error ? error_status (error) : status;
-  if (error)
-    {
-      *nreturn_vals = 2;
-      values[1].type = GIMP_PDB_STRING;
-      g_free (values[1].data.d_string);   /* the last failed call's, in a warm process */
-      values[1].data.d_string = g_strdup (error->message);
-      if (run_mode == GIMP_RUN_INTERACTIVE)
-        g_message ("%s", error->message);
-      g_error_free (error);
-    }
+  return_status (status, error, run_mode, nreturn_vals, return_vals);
 }

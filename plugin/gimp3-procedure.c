@@ -1,5 +1,5 @@
 /* The front end for GIMP 3: registration and run.  What it shares with
- * GIMP 2.10's is in ui/.
+ * GIMP 2.10's is in drawable-blur.c, blur-procedure.c, ui/ and pixels/.
  *
  * GIMP 3 starts a plug-in process for every call too, and each pays for its
  * start and libgimp's (50-90 ms on the H200 machine: more than the blur
@@ -17,7 +17,9 @@
 #include <libgimp/gimp.h>
 
 #include "blur-dialog.h"
+#include "blur-engine.h"
 #include "blur-procedure.h"
+#include "identity.h"
 #include "merge-check.h"
 #include "drawable-blur.h"
 
@@ -278,6 +280,68 @@ run_extension (GimpProcedure *procedure, GimpProcedureConfig *config, gpointer r
   return NULL;
 }
 
+/* The dialog, on a new engine (*engine): FALSE when it could not start,
+ * or the user cancelled (*cancelled), or the values it ends with are
+ * wrong (*error). */
+static gboolean
+run_dialog (GimpProcedure *procedure, GimpProcedureConfig *config, GimpDrawable *drawable,
+            gblur_engine **engine, gdouble *sigma, gboolean *linear, gboolean *cancelled,
+            GError **error)
+{
+  if (!(*engine = blur_engine_new (FALSE, error)))
+    return FALSE;
+  if (!blur_dialog (procedure, config, drawable, *engine))
+    {
+      *cancelled = TRUE;
+      return FALSE;
+    }
+  g_object_get (config, "sigma", sigma, "linear", linear, NULL);
+  return blur_check_arguments (*sigma, TRUE, FALSE, FALSE, error);
+}
+
+/* Blurs each drawable in turn, in one undo step; stops at the first error. */
+static void
+blur_drawables (GimpImage *image, GimpDrawable **drawables, gint n, gblur_engine **engine,
+                gdouble sigma, gboolean linear, GError **error)
+{
+  if (n > 1)
+    gimp_image_undo_group_start (image);
+  for (gint i = 0; i < n && !*error; i++)
+    blur_one (drawables[i], engine, sigma, linear, error);
+  if (n > 1)
+    gimp_image_undo_group_end (image);
+}
+
+/* The call's return values: the error's kind and message, or success. */
+static GimpValueArray *
+return_values (GimpProcedure *procedure, gboolean cancelled, GError *error)
+{
+  if (error)
+    {
+      GimpPDBStatusType status = error->code == BLUR_CALLING_ERROR ? GIMP_PDB_CALLING_ERROR
+                                                                   : GIMP_PDB_EXECUTION_ERROR;
+      return gimp_procedure_new_return_values (procedure, status, error);
+    }
+  return gimp_procedure_new_return_values (procedure, cancelled ? GIMP_PDB_CANCEL : GIMP_PDB_SUCCESS,
+                                           NULL);
+}
+
+/* The warm process whose engine this call uses, marked busy; NULL in a
+ * one-shot process (GEGL started here) or for a call nested in another. */
+static WarmProcess *
+enter_call (gpointer run_data, GimpRunMode run_mode)
+{
+  WarmProcess *warm = run_data && !((WarmProcess *) run_data)->busy ? run_data : NULL;
+
+  if (warm)
+    warm->busy = TRUE;
+  if (!run_data)
+    blur_gegl_init (run_mode == GIMP_RUN_INTERACTIVE);
+  if (run_data && blur_environment ()->verbose)
+    g_printerr ("cuda-gaussian-blur: a call in the warm process%s\n", warm ? "" : " (nested)");
+  return warm;
+}
+
 /* One call of the procedure: in a one-shot process, or in the warm one
  * (run_data its WarmProcess), whose engine outlives the call. */
 static GimpValueArray *
@@ -288,16 +352,10 @@ cuda_blur_run (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
   gboolean      linear = LINEAR_DEFAULT;
   gint          n = drawables ? (gint) gimp_core_object_array_get_length ((GObject **) drawables) : 0;
   GError       *error = NULL;
-  WarmProcess  *warm = run_data && !((WarmProcess *) run_data)->busy ? run_data : NULL;
+  WarmProcess  *warm = enter_call (run_data, run_mode);
   gblur_engine *own = NULL, **engine = warm ? &warm->engine : &own;
   gboolean      cancelled = FALSE;
 
-  if (warm)
-    warm->busy = TRUE;
-  if (!run_data)
-    blur_gegl_init (run_mode == GIMP_RUN_INTERACTIVE);
-  if (run_data && blur_environment ()->verbose)
-    g_printerr ("cuda-gaussian-blur: a call in the warm process%s\n", warm ? "" : " (nested)");
   /* libgimp fills config from the arguments, or from the last values for
    * RUN-WITH-LAST-VALS and RUN-INTERACTIVE (the dialog starts from them). */
   g_object_get (config, "sigma", &sigma, "linear", &linear, NULL);
@@ -310,24 +368,11 @@ cuda_blur_run (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
       /* The preview's engine, CUDA at once, also blurs where the operation
        * is missing, so OK applies what the preview showed. */
       engine = &own;
-      if (!(own = blur_engine_new (FALSE, &error)))
-        goto done;
-      if (!blur_dialog (procedure, config, drawables[0], own))
-        {
-          cancelled = TRUE;
-          goto done;
-        }
-      g_object_get (config, "sigma", &sigma, "linear", &linear, NULL);
-      if (!blur_check_arguments (sigma, TRUE, FALSE, FALSE, &error))
+      if (!run_dialog (procedure, config, drawables[0], &own, &sigma, &linear, &cancelled, &error))
         goto done;
     }
 
-  if (n > 1)
-    gimp_image_undo_group_start (image);
-  for (gint i = 0; i < n && !error; i++)
-    blur_one (drawables[i], engine, sigma, linear, &error);
-  if (n > 1)
-    gimp_image_undo_group_end (image);
+  blur_drawables (image, drawables, n, engine, sigma, linear, &error);
   if (!error && run_mode != GIMP_RUN_NONINTERACTIVE)
     gimp_displays_flush ();
 
@@ -335,12 +380,5 @@ done:
   gblur_engine_free (own);
   if (warm)
     warm->busy = FALSE;
-  if (error)
-    {
-      GimpPDBStatusType status = error->code == BLUR_CALLING_ERROR ? GIMP_PDB_CALLING_ERROR
-                                                                   : GIMP_PDB_EXECUTION_ERROR;
-      return gimp_procedure_new_return_values (procedure, status, error);
-    }
-  return gimp_procedure_new_return_values (procedure, cancelled ? GIMP_PDB_CANCEL : GIMP_PDB_SUCCESS,
-                                           NULL);
+  return return_values (procedure, cancelled, error);
 }

@@ -1,13 +1,15 @@
-/* The procedure users and scripts know (the copy-only twin of tests/gimp/
- * links another identity). */
+/* The names derived from the procedure's identity (identity.h). */
 #include "config.h"
 
-#include "blur-procedure.h"
+#include "identity.h"
 
-const BlurIdentity blur_identity = {
-  .procedure = "plug-in-cuda-gaussian-blur",
-  .binary = "cuda-gaussian-blur",
-  .menu_path = "<Image>/Filters/Blur",
-  .operation = "cuda:gaussian-blur",
-  .catalogs = TRUE,
-};
+const char *
+blur_extension_name (void)
+{
+  static gchar *name;
+  const gchar  *proc = blur_identity.procedure;
+
+  if (!name)
+    name = g_strconcat ("extension-", g_str_has_prefix (proc, "plug-in-") ? proc + 8 : proc, NULL);
+  return name;
+}

@@ -2,9 +2,8 @@
 #include "config.h"
 
 #include <stdlib.h>
-#include <glib/gi18n-lib.h>
 
-#include "blur-procedure.h"
+#include "blur-engine.h"
 #include "merge-check.h"
 #include "pixel-path.h"
 
@@ -20,6 +19,9 @@ struct MergeCheck {
   const Babl   *format;   /* 8-bit, the drawable's colour space */
   guchar       *before;
   guchar       *expected;
+  GeglBuffer   *selection;    /* while choosing; NULL: nothing is selected */
+  gint          offset_x;     /* the drawable's offsets in the image */
+  gint          offset_y;
 };
 
 static gint
@@ -34,25 +36,32 @@ max_difference (const guchar *a, const guchar *b, gsize n)
 
 /* Every pixel of `window` is fully selected (or nothing is selected). */
 static gboolean
-fully_selected (GimpDrawable *drawable, const GeglRectangle *window)
+fully_selected (const MergeCheck *check, const GeglRectangle *window)
 {
-  GimpImage  *image = gimp_item_get_image (GIMP_ITEM (drawable));
-  GeglBuffer *mask;
-  guchar      values[WINDOW * WINDOW];
-  gint        dx, dy;
-  gboolean    all = TRUE;
+  guchar   values[WINDOW * WINDOW];
+  gboolean all = TRUE;
 
-  if (gimp_selection_is_empty (image))
+  if (!check->selection)
     return TRUE;
-  gimp_drawable_get_offsets (drawable, &dx, &dy);
-  mask = gimp_drawable_get_buffer (GIMP_DRAWABLE (gimp_image_get_selection (image)));
-  gegl_buffer_get (mask, GEGL_RECTANGLE (window->x + dx, window->y + dy, window->width,
-                                         window->height),
+  gegl_buffer_get (check->selection,
+                   GEGL_RECTANGLE (window->x + check->offset_x, window->y + check->offset_y,
+                                   window->width, window->height),
                    1.0, babl_format ("Y u8"), values, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-  g_object_unref (mask);
   for (gint i = 0; i < window->width * window->height; i++)
     all = all && values[i] == 255;
   return all;
+}
+
+/* The selection's mask, asked for once per check. */
+static void
+read_selection (MergeCheck *check, GimpDrawable *drawable)
+{
+  GimpImage *image = gimp_item_get_image (GIMP_ITEM (drawable));
+
+  if (gimp_selection_is_empty (image))
+    return;
+  gimp_drawable_get_offsets (drawable, &check->offset_x, &check->offset_y);
+  check->selection = gimp_drawable_get_buffer (GIMP_DRAWABLE (gimp_image_get_selection (image)));
 }
 
 /* The window at (fx, fy) of the room the drawable leaves it: (0, 0) is the
@@ -71,16 +80,16 @@ window_at (GimpDrawable *drawable, gdouble fx, gdouble fy)
 /* Blurs `window` on `engine` and keeps it when the blur changes it. */
 static gboolean
 try_window (MergeCheck *check, gblur_engine *engine, GimpDrawable *drawable, GeglBuffer *buffer,
-            const GeglRectangle *window, gdouble sigma, gboolean linear, GError **error)
+            const GeglRectangle *window, const BlurShape *shape, GError **error)
 {
   gint  bpp = babl_format_get_bytes_per_pixel (check->format);
   gsize size = (gsize) window->width * window->height * bpp;
 
-  if (gegl_rectangle_is_empty (window) || !fully_selected (drawable, window))
+  if (gegl_rectangle_is_empty (window) || !fully_selected (check, window))
     return TRUE;
   gegl_buffer_get (buffer, window, 1.0, check->format, check->before, GEGL_AUTO_ROWSTRIDE,
                    GEGL_ABYSS_NONE);
-  if (!blur_to_memory (engine, buffer, gimp_drawable_get_format (drawable), window, sigma, linear,
+  if (!blur_to_memory (engine, buffer, gimp_drawable_get_format (drawable), window, shape,
                        check->format, check->expected, window->width * bpp, error))
     return FALSE;
   if (max_difference (check->before, check->expected, size) >= CHANGED)
@@ -100,18 +109,21 @@ merge_check_new (GimpDrawable *drawable, gdouble sigma, gboolean linear, GError 
   gblur_engine *engine = blur_cpu_engine_new (error);
   GeglBuffer   *buffer = gimp_drawable_get_buffer (drawable);
   gboolean      ok = engine != NULL;
+  BlurShape     shape = blur_shape_uniform (sigma, linear);
 
   check->format = babl_format_with_space (gimp_drawable_is_rgb (drawable) ? "R'G'B'A u8" : "Y'A u8",
                                           gimp_drawable_get_format (drawable));
   check->before = g_malloc (WINDOW * WINDOW * 4);
   check->expected = g_malloc (WINDOW * WINDOW * 4);
+  read_selection (check, drawable);
   for (gsize i = 0; ok && check->window.width == 0 && i < G_N_ELEMENTS (at); i++)
     {
       GeglRectangle window = window_at (drawable, at[i][0], at[i][1]);
 
-      ok = try_window (check, engine, drawable, buffer, &window, sigma, linear, error);
+      ok = try_window (check, engine, drawable, buffer, &window, &shape, error);
     }
   g_object_unref (buffer);
+  g_clear_object (&check->selection);
   gblur_engine_free (engine);
   if (!ok)
     g_clear_pointer (&check, merge_check_free);

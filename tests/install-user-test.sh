@@ -87,15 +87,15 @@ done
 result $ok "make install-user (GIMP $version build, a Flatpak GIMP): ~/.config/GIMP/{$(echo $wanted | tr ' ' ,)}, none hidden"
 
 # The GEGL operation: the native user folder and the Flatpak GIMP's (fresh_home has one).
-if [ -f "$build/plugin/cuda-gaussian-blur.so" ]; then
+if [ -f "$build/operation/cuda-gaussian-blur.so" ]; then
   result $(module_in "$work/home/.local/share" && module_in "$work/home/.var/app/org.gimp.GIMP/data" \
     && echo 1 || echo 0) "make install-user: the operation in ~/.local/share and the Flatpak GIMP's data folder"
   HOME=$work/home XDG_CONFIG_HOME= make -s -C "$build" uninstall-user >/dev/null 2>&1
   result $([ -z "$(find "$work/home" -name 'cuda-gaussian-blur*' -type f)" ] && echo 1 || echo 0) \
     "make uninstall-user removes the plug-in and the operation"
   rm -rf "$work/home" && mkdir -p "$work/home"
-  HOME=$work/home XDG_DATA_HOME=$work/data sh "$top/plugin/install-gegl-user.sh" install \
-    "$build/plugin/cuda-gaussian-blur.so" "$build/po/locale" >/dev/null
+  HOME=$work/home XDG_DATA_HOME=$work/data sh "$top/operation/install-gegl-user.sh" install \
+    "$build/operation/cuda-gaussian-blur.so" "$build/po/locale" >/dev/null
   result $(module_in "$work/data" && [ ! -e "$work/home/.var" ] && echo 1 || echo 0) \
     "without a Flatpak GIMP: the operation in \$XDG_DATA_HOME only"
 fi

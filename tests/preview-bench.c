@@ -1,5 +1,5 @@
 /* Times a dialog preview update the way the plug-in does it (ui/blur-preview.c
- * -> plugin/blur-drawable.c): allocate host buffers with the engine's
+ * -> pixels/pixel-path.c): allocate host buffers with the engine's
  * allocator, copy the visible rectangle plus its halo out of the drawable,
  * blur that window, free.  GEGL's copy is stood in for by memcpy, so this runs
  * where GIMP is not installed (the GPU machine) too.

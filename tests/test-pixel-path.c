@@ -1,4 +1,4 @@
-/* The plug-in's pixel path (ui/pixel-path.c) on GEGL buffers whose
+/* The plug-in's pixel path (pixels/) on GEGL buffers whose
  * format carries an ICC profile's space, without GIMP: the whole-selection
  * blur (blur_buffer, what OK writes) and the preview's window blur
  * (blur_to_memory into the drawable's format) must give the same bytes, and
@@ -14,8 +14,9 @@
 
 #include <gegl.h>
 
-#include "blur-procedure.h"
+#include "blur-engine.h"
 #include "pixel-path.h"
+#include "pixel-transfer.h"
 #include "tone-curve.h"
 
 #define W 90
@@ -70,8 +71,9 @@ blur_whole (gblur_engine *engine, GeglBuffer *buffer, const Babl *format, gdoubl
   GeglBuffer   *shadow = gegl_buffer_new (&rect, format);
   guchar       *pixels = g_malloc ((gsize) W * H * babl_format_get_bytes_per_pixel (format));
   GError       *error = NULL;
+  BlurShape     shape = blur_shape_uniform (sigma, TRUE);
 
-  if (!blur_buffer (engine, buffer, shadow, format, 0, 0, W, H, sigma, TRUE, NULL, NULL, &error))
+  if (!blur_buffer (engine, buffer, shadow, format, &rect, &shape, NULL, NULL, &error))
     {
       printf ("blur_buffer failed: %s\n", error->message);
       g_clear_error (&error);
@@ -95,8 +97,9 @@ check_space (gblur_engine *engine, const char *encoding, const Babl *space, cons
   GError       *error = NULL;
   gboolean      same = TRUE;
   gchar        *what;
+  BlurShape     shape = blur_shape_uniform (3.0, TRUE);
 
-  if (!blur_to_memory (engine, buffer, format, &roi, 3.0, TRUE, format, window, roi.width * bpp, &error))
+  if (!blur_to_memory (engine, buffer, format, &roi, &shape, format, window, roi.width * bpp, &error))
     {
       printf ("blur_to_memory failed: %s\n", error->message);
       g_clear_error (&error);

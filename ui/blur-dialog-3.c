@@ -6,7 +6,9 @@
 #include <libgimp/gimpui.h>
 
 #include "blur-dialog.h"
+#include "blur-engine.h"
 #include "blur-procedure.h"
+#include "identity.h"
 #include "drawable-blur.h"
 #include "blur-preview.h"
 

@@ -3,7 +3,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "blur-preview.h"
-#include "blur-procedure.h"
+#include "blur-engine.h"
 #include "pixel-path.h"
 
 void
@@ -26,6 +26,7 @@ void
 blur_preview_render (BlurPreview *bp, GimpPreview *preview, gdouble sigma, gboolean linear)
 {
   GeglRectangle roi;
+  BlurShape     shape = blur_shape_uniform (sigma, linear);
   gint          bpp = babl_format_get_bytes_per_pixel (bp->display_format);
   guchar       *pixels;
   GError       *error = NULL;
@@ -34,7 +35,7 @@ blur_preview_render (BlurPreview *bp, GimpPreview *preview, gdouble sigma, gbool
   gimp_preview_get_position (preview, &roi.x, &roi.y);
   gimp_preview_get_size (preview, &roi.width, &roi.height);
   pixels = g_malloc ((gsize) roi.width * roi.height * bpp);
-  if (blur_to_memory (bp->engine, bp->buffer, bp->drawable_format, &roi, sigma, linear,
+  if (blur_to_memory (bp->engine, bp->buffer, bp->drawable_format, &roi, &shape,
                       bp->display_format, pixels, roi.width * bpp, &error))
     {
       gimp_preview_draw_buffer (preview, pixels, roi.width * bpp);

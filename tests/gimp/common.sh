@@ -81,7 +81,7 @@ gimp3_build () {
     rm -rf $plugin_dir && mkdir -p $plugin_dir && cd $plugin_dir
     /src/configure --with-gimp=3 --with-cuda-arch=75 >configure.out || { tail -n 20 configure.out; exit 1; }
     grep -E '^ *(CUDA backend|GIMP plug-in):' configure.out
-    make -j\$(nproc) plugin/cuda-gaussian-blur plugin/cuda-gaussian-blur.so po-catalogs >make.out 2>&1 \
+    make -j\$(nproc) plugin/cuda-gaussian-blur operation/cuda-gaussian-blur.so po-catalogs >make.out 2>&1 \
       || { tail -n 30 make.out; exit 1; }" \
     || { echo "FAIL: the plug-in did not build for GIMP $version"; return 1; }
 }

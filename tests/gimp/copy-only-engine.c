@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blur-procedure.h"
+#include "gblur.h"
+#include "identity.h"
 
 const BlurIdentity blur_identity = {
   .procedure = "plug-in-cuda-gaussian-blur-copy-only",

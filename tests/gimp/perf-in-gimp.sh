@@ -73,10 +73,10 @@ case $version in
       set -e
       rm -rf $build3 && mkdir -p $build3 && cd $build3
       /src/configure --with-gimp=3 --without-cuda >configure.out
-      make -j\$(nproc) plugin/cuda-gaussian-blur plugin/cuda-gaussian-blur.so tests/gimp/cuda-gaussian-blur-copy-only \
+      make -j\$(nproc) plugin/cuda-gaussian-blur operation/cuda-gaussian-blur.so tests/gimp/cuda-gaussian-blur-copy-only \
         tests/gimp/cuda-gaussian-blur-pixel-path >make.out 2>&1 || { tail -n 30 make.out; exit 1; }
       cp plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/
-      cp plugin/cuda-gaussian-blur.so $modules/
+      cp operation/cuda-gaussian-blur.so $modules/
       cp tests/gimp/cuda-gaussian-blur-pixel-path $profile/plug-ins/cuda-gaussian-blur-pixel-path/
       cp tests/gimp/cuda-gaussian-blur-copy-only $profile/plug-ins/cuda-gaussian-blur-copy-only/" \
       >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }

@@ -3,7 +3,7 @@
  * and its path through the operation in one GIMP process.  No menu entry. */
 #include "config.h"
 
-#include "blur-procedure.h"
+#include "identity.h"
 
 const BlurIdentity blur_identity = {
   .procedure = "plug-in-cuda-gaussian-blur-pixel-path",

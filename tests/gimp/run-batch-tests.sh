@@ -7,6 +7,8 @@
 #   tests/gimp/run-batch-tests.sh 3.0|3.2      GIMP 3.0 or 3.2 in its Debian chroot
 #                                              (tests/gimp3-chroot.sh), built there
 #                                              afresh in /build-gimp3.x
+#   tests/gimp/run-batch-tests.sh 3.0 /FOLDER   that chroot's GIMP, with the plug-in an
+#                                              earlier suite built in /FOLDER there
 #   tests/gimp/run-batch-tests.sh 3.0 --installed   GIMP 3.0 with the plug-in installed
 #                                              in the chroot (its Debian package)
 #   tests/gimp/run-batch-tests.sh 3.0 BUILDDIR   with GIMP3_CONSOLE set: that GIMP 3,
@@ -43,7 +45,7 @@ case $version in
       [ -n "$build" ] || { echo "BUILDDIR needed with GIMP3_CONSOLE" >&2; exit 2; }
       cp "$build/plugin/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur/" || exit 1
     elif [ "$build" != --installed ]; then
-      gimp3_build "$work" - /build-gimp$version &&
+      gimp3_build "$work" "${build:--}" /build-gimp$version &&
         in_gimp3 "$work" "cp $plugin_dir/plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/" || exit 1
     fi
     : >"$work/log"

@@ -25,7 +25,7 @@ if [ "$major" = 3 ]; then
   mkdir -p "$modules" "$work/empty"
   gimp3_build "$work" "${2:--}" /build-gimp$version &&
     in_gimp3 "$work" "cp $plugin_dir/plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/ &&
-      cp $plugin_dir/plugin/cuda-gaussian-blur.so $modules/" || exit 1
+      cp $plugin_dir/operation/cuda-gaussian-blur.so $modules/" || exit 1
   /usr/bin/python3 -c "import numpy as np, cv2
 cv2.imwrite('$work/ramp.png', np.tile(np.linspace(0, 255, 300).round().astype(np.uint8), (200, 1)))" || exit 1
   # Three calls by name on a gray ramp, whether each succeeded; the result saved.

@@ -4,7 +4,7 @@
 (R'G'B'A u8) through the operation into a fresh buffer, REPS times, each with
 a new graph (std-dev-x lowered by 1e-3 a run, so nothing comes from a cache).
 
-    GEGL_PATH=BUILDDIR/plugin:$(pkg-config --variable=pluginsdir gegl-0.4) \\
+    GEGL_PATH=BUILDDIR/operation:$(pkg-config --variable=pluginsdir gegl-0.4) \\
         tests/operation/bench_op.py PICTURE SIGMA [REPS]
 
 Prints the sigma and the milliseconds of each run.  Run two module builds

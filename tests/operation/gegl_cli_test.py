@@ -33,7 +33,7 @@ CASES = [
     ("rgba8-fft", "rgba8", 40.0, 40.0, "clamp", True, True),
     ("gray16-fft", "gray16", 40.0, 25.0, "clamp", True, False),
     # Tall enough (1200 rows, GEGL's tiles are 64 high) that the operation
-    # reads and writes in several bands at once (ui/pixel-path.c).
+    # reads and writes in several bands at once (pixels/pixel-path.c).
     ("rgba8-bands", "rgba8-tall", 3.0, 7.0, "clamp", True, True),
     ("rgba8-bands-black-grow", "rgba8-tall", 2.0, 9.5, "black", False, True),
     ("gray8-bands-white", "gray8-tall", 4.0, 2.0, "white", True, False),

@@ -80,7 +80,7 @@ start_xvfb "$work/xvfb.log" || exit 1
 gimp3_build "$work" "$build" /build-gimp$version-gui || exit 1
 in_gimp3 "$work" "
   set -e
-  cp $plugin_dir/plugin/cuda-gaussian-blur.so $modules/ && cp -r $plugin_dir/po/locale $modules/
+  cp $plugin_dir/operation/cuda-gaussian-blur.so $modules/ && cp -r $plugin_dir/po/locale $modules/
   export $locale_env DISPLAY=$DISPLAY GIMP3_DIRECTORY=$work/profile XDG_DATA_HOME=$work/data
   $(gimp_binary gui) --no-splash --batch-interpreter=plug-in-script-fu-eval -b '(load \"$work/opgui.scm\")'" \
   >"$work/log" 2>&1 &

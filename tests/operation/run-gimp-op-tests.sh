@@ -31,7 +31,7 @@ PY=/usr/bin/python3
 $PY "$here/gimp_op_test.py" prepare "$work" || exit 1
 gimp3_build "$work" "${2:--}" /build-gimp$version &&
   in_gimp3 "$work" "cp $plugin_dir/plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/ &&
-    cp $plugin_dir/plugin/cuda-gaussian-blur.so $modules/ && cp -r $plugin_dir/po/locale $modules/" || exit 1
+    cp $plugin_dir/operation/cuda-gaussian-blur.so $modules/ && cp -r $plugin_dir/po/locale $modules/" || exit 1
 
 run_gimp () { # SCRIPT DATA_HOME LOG [VAR=value...]
   case $1 in

@@ -1,9 +1,9 @@
-/* What the front ends share about the procedure (blur-procedure.h). */
+/* The engine as the GIMP side uses it (blur-engine.h). */
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
 
-#include "blur-procedure.h"
+#include "blur-engine.h"
 
 G_DEFINE_QUARK (cuda-gaussian-blur-error-quark, blur_error)
 
@@ -21,38 +21,6 @@ blur_environment (void)
       g_once_init_leave (&read, 1);
     }
   return &env;
-}
-
-gboolean
-blur_check_arguments (gdouble sigma, gboolean drawable_valid, gboolean is_group,
-                      gboolean is_indexed, GError **error)
-{
-  if (!(sigma >= GBLUR_SIGMA_MIN && sigma <= GBLUR_SIGMA_MAX)) /* NaN fails too */
-    {
-      g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
-                   _("Sigma must be between %g and %g pixels (got %g)."),
-                   GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX, sigma);
-      return FALSE;
-    }
-  if (!drawable_valid)
-    {
-      g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
-                   _("No valid drawable was given."));
-      return FALSE;
-    }
-  if (is_group)
-    {
-      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                   _("Cannot blur a layer group: select one of its layers."));
-      return FALSE;
-    }
-  if (is_indexed)
-    {
-      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                   _("Cannot blur an indexed image: convert it to RGB or grayscale first."));
-      return FALSE;
-    }
-  return TRUE;
 }
 
 static gblur_engine *
@@ -94,6 +62,13 @@ blur_set_engine_error (GError **error, gblur_status status, gblur_engine *engine
   g_set_error (error, BLUR_ERROR,
                status == GBLUR_E_SIGMA ? BLUR_CALLING_ERROR : BLUR_EXECUTION_ERROR,
                _("The blur failed: %s"), gblur_engine_last_error (engine));
+}
+
+void
+blur_note_result (const gblur_result *result)
+{
+  if (result->fell_back_to_cpu)
+    g_printerr ("cuda-gaussian-blur: the GPU failed; the CPU finished the blur\n");
 }
 
 gchar *

@@ -1,7 +1,7 @@
 /* The GEGL operation cuda:gaussian-blur: the blur inside the process that
  * holds the pixels (GIMP's, or the gegl tool's), with the properties of
  * GEGL's own gegl:gaussian-blur.  It renders the region it is asked for in
- * one engine run and lets GEGL cache it; the pixel path (ui/) reads the
+ * one engine run and lets GEGL cache it; the pixel path (pixels/) reads the
  * halo with the abyss policy, so every policy is exact. */
 #include "config.h"
 
@@ -49,7 +49,7 @@ property_boolean (linear, _("Linear light"), TRUE)
 #define GEGL_OP_C_SOURCE gegl-operation.c
 
 #include "gegl-op.h"
-#include "blur-procedure.h"
+#include "blur-engine.h"
 #include "pixel-path.h"
 #include "operation-support.h"
 

@@ -4,7 +4,7 @@
 # ${XDG_DATA_HOME:-~/.local/share}/gegl-0.4/plug-ins, and the Flatpak GIMP's
 # ~/.var/app/org.gimp.GIMP/data/gegl-0.4/plug-ins when a Flatpak GIMP exists.
 # Prints each folder it wrote.
-#   plugin/install-gegl-user.sh install|uninstall MODULE LOCALEDIR
+#   operation/install-gegl-user.sh install|uninstall MODULE LOCALEDIR
 set -eu
 action=${1:?usage: install-gegl-user.sh install|uninstall MODULE LOCALEDIR}
 module=$2 localedir=$3

@@ -5,7 +5,7 @@
 #include <dlfcn.h>
 #include <glib/gi18n-lib.h>
 
-#include "blur-procedure.h"
+#include "blur-engine.h"
 #include "operation-support.h"
 
 void

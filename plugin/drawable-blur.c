@@ -3,9 +3,9 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "blur-procedure.h"
+#include "blur-engine.h"
 #include "drawable-blur.h"
-#include "pixel-path.h"
+#include "pixel-transfer.h"
 
 const Babl *
 blur_drawable_format (BlurDrawable drawable)
@@ -49,9 +49,11 @@ gboolean
 blur_drawable (gblur_engine *engine, BlurDrawable drawable, gdouble sigma, gboolean linear,
                GError **error)
 {
-  gint        x, y, width, height;
-  GeglBuffer *buffer, *shadow;
-  gboolean    ok;
+  gint          x, y, width, height;
+  GeglBuffer   *buffer, *shadow;
+  gboolean      ok;
+  BlurShape     shape = blur_shape_uniform (sigma, linear);
+  GeglRectangle roi;
 
   if (!gimp_drawable_mask_intersect (drawable, &x, &y, &width, &height))
     return TRUE; /* the selection misses this drawable: nothing to do */
@@ -59,8 +61,9 @@ blur_drawable (gblur_engine *engine, BlurDrawable drawable, gdouble sigma, gbool
   gimp_progress_init (_("CUDA Gaussian Blur"));
   buffer = gimp_drawable_get_buffer (drawable);
   shadow = gimp_drawable_get_shadow_buffer (drawable);
-  ok = blur_buffer (engine, buffer, shadow, blur_drawable_format (drawable), x, y, width, height,
-                    sigma, linear, show_progress, NULL, error);
+  roi = (GeglRectangle) { x, y, width, height };
+  ok = blur_buffer (engine, buffer, shadow, blur_drawable_format (drawable), &roi, &shape,
+                    show_progress, NULL, error);
   g_object_unref (buffer);
   g_object_unref (shadow); /* flushes the shadow before the merge */
   if (ok)

@@ -1,0 +1,206 @@
+/* One engine run over a window of a GEGL buffer and its halo
+ * (pixel-path.h). */
+#include "config.h"
+
+#include "blur-engine.h"
+#include "pixel-rows.h"
+
+/* Counts the engine's progress reports, for the verbose log. */
+static int
+count_steps (int rows_done, int rows_total, void *user_data)
+{
+  (void) rows_done;
+  (void) rows_total;
+  (*(gint *) user_data)++;
+  return 0;
+}
+
+/* ---- Moving a region of a buffer of this process in parallel ----
+ *
+ * The operation's buffers live in GIMP's (or the gegl tool's) own process,
+ * where reading or writing a 4096² RGBA layer in one thread takes 40-120 ms:
+ * there, bands of whole tile rows move on GEGL's threads at once.  Never
+ * the plug-in's buffers: their tiles come over libgimp's wire, one thread
+ * only. */
+
+typedef struct {
+  GeglBuffer          *buffer;
+  const GeglRectangle *rect;     /* at the mipmap level */
+  const BlurShape     *shape;
+  const PixelLayout   *layout;
+  guchar              *data;     /* rect's rows */
+  gsize                stride;
+  gint                 tile_h;
+} RegionMove;
+
+static gint
+floor_to_multiple (gint v, gint m)
+{
+  return (v >= 0 ? v / m : -((-v + m - 1) / m)) * m;
+}
+
+/* Band i of n: the rows of rect between two tile-row boundaries. */
+static GeglRectangle
+band_of (const RegionMove *m, gint i, gint n)
+{
+  const GeglRectangle *r = m->rect;
+  gint top = floor_to_multiple (r->y + (gint) ((gint64) r->height * i / n), m->tile_h);
+  gint bottom = floor_to_multiple (r->y + (gint) ((gint64) r->height * (i + 1) / n), m->tile_h);
+
+  top = i == 0 ? r->y : CLAMP (top, r->y, r->y + r->height);
+  bottom = i == n - 1 ? r->y + r->height : CLAMP (bottom, top, r->y + r->height);
+  return (GeglRectangle) { r->x, top, r->width, bottom - top };
+}
+
+static guchar *
+band_rows (const RegionMove *m, const GeglRectangle *band)
+{
+  return m->data + (gsize) (band->y - m->rect->y) * m->stride;
+}
+
+static void
+read_band (gint i, gint n, gpointer data)
+{
+  const RegionMove *m = data;
+  GeglRectangle     band = band_of (m, i, n);
+
+  if (band.height > 0)
+    pixel_rows_read (m->buffer, &band, m->shape, m->layout, band_rows (m, &band), m->stride);
+}
+
+static void
+write_band (gint i, gint n, gpointer data)
+{
+  const RegionMove *m = data;
+  GeglRectangle     band = band_of (m, i, n);
+
+  if (band.height <= 0)
+    return;
+  pixel_rows_encode (m->layout, band_rows (m, &band), m->stride, band.width, band.height);
+  gegl_buffer_set (m->buffer, &band, m->shape->level, m->layout->format, band_rows (m, &band),
+                   m->stride);
+}
+
+/* Reads (or writes) rect of buffer in bands of at least four tile rows. */
+static void
+move_region (GeglBuffer *buffer, const GeglRectangle *rect, const BlurShape *shape,
+             const PixelLayout *layout, guchar *data, gsize stride, gboolean write)
+{
+  RegionMove m = { .buffer = buffer, .rect = rect, .shape = shape, .layout = layout,
+                   .data = data, .stride = stride, .tile_h = 1 };
+
+  g_object_get (buffer, "tile-height", &m.tile_h, NULL);
+  m.tile_h = MAX (m.tile_h, 1);
+  gegl_parallel_distribute (MAX (1, rect->height / (4 * m.tile_h)), write ? write_band : read_band, &m);
+  if (write)
+    gegl_buffer_flush (buffer);
+}
+
+BlurShape
+blur_shape_uniform (gdouble sigma, gboolean linear)
+{
+  return (BlurShape) { .sigma_x = sigma, .sigma_y = sigma, .linear = linear,
+                       .abyss = GEGL_ABYSS_CLAMP, .level = 0 };
+}
+
+GeglRectangle
+blur_rectangle_at_level (const GeglRectangle *rect, gint level)
+{
+  GeglRectangle scaled = { rect->x >> level, rect->y >> level, 0, 0 };
+
+  scaled.width = ((rect->x + rect->width) >> level) - scaled.x;
+  scaled.height = ((rect->y + rect->height) >> level) - scaled.y;
+  return scaled;
+}
+
+/* Reads `roi` of `buffer` with its halo and blurs it into *out, a packed
+ * image in layout->format allocated with the engine's allocator.  Nothing is
+ * written anywhere else.  in_process: the buffer is this process's own (the
+ * operation's), so it may be read from several threads. */
+static gboolean
+blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout,
+             const GeglRectangle *roi, const BlurShape *shape, gboolean in_process,
+             gblur_image *out, GError **error)
+{
+  GeglRectangle        halo;
+  gblur_image          src;
+  gblur_params         params;
+  gblur_result         result;
+  gint                 steps = 0;
+  gblur_status         status;
+
+  if (!pixel_window_alloc (engine, buffer, layout, roi, shape, &halo, &src, out, error))
+    goto fail;
+
+  if (in_process)
+    move_region (buffer, &halo, shape, layout, src.data, src.stride, FALSE);
+  else
+    pixel_rows_read (buffer, &halo, shape, layout, src.data, src.stride);
+
+  params = pixel_shape_params (shape, layout, count_steps, &steps);
+  status = gblur_engine_run_window (engine, &src, roi->x - halo.x, roi->y - halo.y, out,
+                                    &params, &result);
+  if (status != GBLUR_OK)
+    {
+      blur_set_engine_error (error, status, engine);
+      goto fail;
+    }
+  blur_note_result (&result);
+  if (blur_environment ()->verbose)
+    g_printerr ("cuda-gaussian-blur: %d progress steps\n", steps);
+  gblur_engine_free_host (engine, src.data);
+  return TRUE;
+
+fail:
+  gblur_engine_free_host (engine, src.data);
+  gblur_engine_free_host (engine, out->data);
+  out->data = NULL;
+  return FALSE;
+}
+
+gboolean
+blur_to_memory (gblur_engine *engine, GeglBuffer *buffer, const Babl *drawable_format,
+                const GeglRectangle *roi, const BlurShape *shape, const Babl *out_format,
+                guchar *out, gint out_rowstride, GError **error)
+{
+  PixelLayout  layout;
+  gblur_image  blurred;
+  const Babl  *fish;
+
+  if (!pixel_layout_choose (drawable_format, shape->linear, &layout, error)
+      || !blur_window (engine, buffer, &layout, roi, shape, FALSE, &blurred, error))
+    return FALSE;
+  pixel_rows_encode (&layout, blurred.data, blurred.stride, roi->width, roi->height);
+  fish = babl_fish (layout.format, out_format);
+  for (gint row = 0; row < roi->height; row++)
+    babl_process (fish, (const guchar *) blurred.data + row * blurred.stride,
+                  out + row * out_rowstride, roi->width);
+  gblur_engine_free_host (engine, blurred.data);
+  return TRUE;
+}
+
+const Babl *
+blur_region_format (const Babl *source_format, gboolean linear)
+{
+  PixelLayout layout;
+
+  if (!source_format || !pixel_layout_choose (source_format, linear, &layout, NULL))
+    return NULL;
+  return layout.format;
+}
+
+gboolean
+blur_region (gblur_engine *engine, GeglBuffer *input, const Babl *source_format,
+             const GeglRectangle *roi, const BlurShape *shape, GeglBuffer *output,
+             GError **error)
+{
+  PixelLayout layout;
+  gblur_image blurred;
+
+  if (!pixel_layout_choose (source_format, shape->linear, &layout, error)
+      || !blur_window (engine, input, &layout, roi, shape, TRUE, &blurred, error))
+    return FALSE;
+  move_region (output, roi, shape, &layout, blurred.data, blurred.stride, TRUE);
+  gblur_engine_free_host (engine, blurred.data);
+  return TRUE;
+}
