@@ -103,16 +103,6 @@ blur_shape_uniform (gdouble sigma, gboolean linear)
                        .abyss = GEGL_ABYSS_CLAMP, .level = 0 };
 }
 
-GeglRectangle
-blur_rectangle_at_level (const GeglRectangle *rect, gint level)
-{
-  GeglRectangle scaled = { rect->x >> level, rect->y >> level, 0, 0 };
-
-  scaled.width = ((rect->x + rect->width) >> level) - scaled.x;
-  scaled.height = ((rect->y + rect->height) >> level) - scaled.y;
-  return scaled;
-}
-
 /* Reads `roi` of `buffer` with its halo and blurs it into *out, a packed
  * image in layout->format allocated with the engine's allocator.  Nothing is
  * written anywhere else.  in_process: the buffer is this process's own (the

@@ -9,6 +9,16 @@
 #include "blur-engine.h"
 #include "pixel-rows.h"
 
+GeglRectangle
+blur_rectangle_at_level (const GeglRectangle *rect, gint level)
+{
+  GeglRectangle scaled = { rect->x >> level, rect->y >> level, 0, 0 };
+
+  scaled.width = ((rect->x + rect->width) >> level) - scaled.x;
+  scaled.height = ((rect->y + rect->height) >> level) - scaled.y;
+  return scaled;
+}
+
 /* Whether the image's space encodes with the sRGB curve (gray, or each RGB
  * channel), so that the engine's own decoding is exact: babl decodes every
  * 8-bit value in that space and in its built-in sRGB, and they must agree.
