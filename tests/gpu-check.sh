@@ -79,17 +79,19 @@ compiled () { # waits for every compile; exits if one failed
 }
 programs="tests/test-engine.c tests/test-faults.c"
 [ $only_sanitizer = 1 ] || programs="$programs tests/huge-image.c tests/bench.c tests/preview-bench.c"
-for f in kernels/gblur-common.c kernels/gblur-engine.c kernels/gblur-settings.c kernels/cpu/backend.c \
-         kernels/cpu/convert.c kernels/cpu/loops-baseline.c tests/reference.c tests/test-util.c \
-         $programs kernels/cuda/backend.cu kernels/cuda/kernels-general.cu \
-         kernels/cuda/kernels-gray.cu kernels/cuda/kernels-mma.cu kernels/cuda/kernels-mma-small.cu \
-         kernels/cuda/kernels-rgba.cu; do
+# The engine: every unit of kernels/ but the no-CUDA stand-in, the FFT path
+# (no FFTW here) and the wider instruction sets' loops (below).
+ENGINE=
+for f in kernels/*.c kernels/cpu/*.c kernels/cuda/*.cu; do
+  case $f in
+    kernels/gblur-nocuda.c|kernels/cpu/fft*.c|kernels/cpu/loops-avx*.c) continue ;;
+  esac
+  compile "$f"
+  ENGINE="$ENGINE $BUILD/$(basename "$f").o"
+done
+for f in tests/reference.c tests/test-util.c $programs; do
   compile "$f"
 done
-ENGINE="$BUILD/gblur-common.c.o $BUILD/gblur-engine.c.o $BUILD/gblur-settings.c.o $BUILD/backend.c.o
-        $BUILD/convert.c.o $BUILD/loops-baseline.c.o $BUILD/backend.cu.o
-        $BUILD/kernels-general.cu.o $BUILD/kernels-gray.cu.o $BUILD/kernels-mma.cu.o
-        $BUILD/kernels-mma-small.cu.o $BUILD/kernels-rgba.cu.o"
 # The CPU loops of each wider x86 instruction set, with that set's flags (as
 # Makefile.am builds them); kernels/cpu/backend.c then calls them by itself.
 case $(uname -m) in
