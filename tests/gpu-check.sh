@@ -80,7 +80,7 @@ compiled () { # waits for every compile; exits if one failed
 programs="tests/test-engine.c tests/test-faults.c"
 [ $only_sanitizer = 1 ] || programs="$programs tests/huge-image.c tests/bench.c tests/preview-bench.c"
 for f in kernels/gblur-common.c kernels/gblur-engine.c kernels/gblur-settings.c kernels/cpu/backend.c \
-         kernels/cpu/convert.c kernels/cpu/loops-baseline.c tests/reference.c tests/test-util.c \
+         kernels/cpu/convert.c kernels/cpu/loops-baseline.c kernels/cpu/pool.c tests/reference.c tests/test-util.c \
          $programs kernels/cuda/backend.cu kernels/cuda/kernels-general.cu \
          kernels/cuda/kernels-gray.cu kernels/cuda/kernels-mma.cu kernels/cuda/kernels-mma-small.cu \
          kernels/cuda/kernels-rgba.cu; do
