@@ -34,6 +34,10 @@
 /* Bytes of a worker's ring that stay in a core's L2 cache: tiles narrow to fit. */
 #define CPU_RING_CACHE_BYTES (1 << 20)
 
+/* Bytes of input rows per column chunk of the folded vertical pass: a chunk
+ * stays in the L1 cache while each output row reads it. */
+#define CPU_FOLD_CHUNK_BYTES 24576
+
 /* Rows of a strided side the FFT path's transposes prefetch ahead. */
 #define CPU_PREFETCH_ROWS 16
 

@@ -400,6 +400,15 @@ share (cpu_pool *pool, fft_run *run, pool_fn fn, int first, int end)
   gblur_cpu_pool_run (pool, fn, run);
 }
 
+/* Whether worker w has every buffer the run needs. */
+static int
+worker_ready (const fft_run *run, int w)
+{
+  return run->lines[w] && (!uses_single (run) || (run->pair[w] && run->pair_spec[w]))
+         && (!run->precise || (run->spec[w] && run->work[w])) && (!run->repair || run->nonzero[w])
+         && run->out[w];
+}
+
 /* Worker w's buffers, each library's from its own allocator (the
  * alignment its plans assumed); 0 when out of memory. */
 static int
@@ -416,8 +425,7 @@ alloc_worker (fft_run *run, int w)
   run->work[w] = precise ? fftw_malloc (n * sizeof (double)) : NULL;
   run->nonzero[w] = run->repair ? malloc ((n + 1) * sizeof (int)) : NULL;
   run->out[w] = fail ? NULL : malloc ((size_t) run->job->geo.win_w * run->c * sizeof (float));
-  return run->lines[w] && (!single || (run->pair[w] && run->pair_spec[w]))
-         && (!precise || (run->spec[w] && run->work[w])) && (!run->repair || run->nonzero[w]) && run->out[w];
+  return worker_ready (run, w);
 }
 
 /* Plans, kernel spectra, img and each worker's buffers; 0 when out of

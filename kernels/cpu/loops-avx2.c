@@ -7,7 +7,6 @@
 #define ISA avx2
 #define VL  8
 #include "loops.h"
-#include "tuning.h"
 
 const cpu_loops gblur_cpu_loops_avx2 = {
   .name = "avx2", .blur_tile = blur_tile_avx2, .tap_cost = CPU_TAP_COST_AVX2,

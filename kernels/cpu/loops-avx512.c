@@ -9,7 +9,6 @@
 #define ISA avx512
 #define VL  16
 #include "loops.h"
-#include "tuning.h"
 
 const cpu_loops gblur_cpu_loops_avx512 = {
   .name = "avx512", .blur_tile = blur_tile_avx512, .tap_cost = CPU_TAP_COST_AVX512,

@@ -3,7 +3,6 @@
 #define ISA baseline
 #define VL  4
 #include "loops.h"
-#include "tuning.h"
 
 const cpu_loops gblur_cpu_loops_baseline = {
   .name = "baseline", .blur_tile = blur_tile_baseline, .tap_cost = CPU_TAP_COST_BASELINE,

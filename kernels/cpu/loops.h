@@ -13,6 +13,7 @@
 #endif
 
 #include "backend.h"
+#include "tuning.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -152,8 +153,8 @@ INLINE void
 FN (vertical_fold) (const float *const *rows, int r, const float *w, float *const *outs,
                     int nout, size_t n)
 {
-  /* chunks of the 2r + nout input rows of about 24 KiB */
-  const size_t chunk = clamp_int (24576 / (int) ((2 * r + nout) * sizeof (float)) / 64 * 64, 64, 1024);
+  /* chunks of the 2r + nout input rows that stay in L1 */
+  const size_t chunk = clamp_int (CPU_FOLD_CHUNK_BYTES / (int) ((2 * r + nout) * sizeof (float)) / 64 * 64, 64, 1024);
 
   for (size_t x0 = 0; x0 < n; x0 += chunk)
     {
