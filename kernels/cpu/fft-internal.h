@@ -100,8 +100,8 @@ typedef struct {
   region                   reg;
   int                      c;
   int                      workers;
-  int                      precise;      /* double transforms: needs_precision */
-  int                      repair;       /* outputs re-summed: divides_by_alpha */
+  int                      precise;      /* double transforms: gblur_fft_needs_precision */
+  int                      repair;       /* outputs re-summed: gblur_fft_divides_by_alpha */
   int                      single_first; /* precise, but single precision for the
                                             pixels whose alphas allow it: 8-bit
                                             data divided by alpha */
