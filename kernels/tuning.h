@@ -6,6 +6,41 @@
 
 /* ---- the CPU backend: direct loops against the FFT path ---- */
 
+/* A direct tap's cost against the FFT path's, per instruction set. */
+#define CPU_TAP_COST_AVX512 1.0
+#define CPU_TAP_COST_AVX2 1.29
+#define CPU_TAP_COST_BASELINE 3.14
+
+/* The FFT path's cost per output sample, in AVX-512 taps, per n log2 n / outputs
+ * of a pass: horizontal, and vertical (which transposes blocks in and out). */
+#define CPU_FFT_COST_H 6.9
+#define CPU_FFT_COST_V 11.45
+
+/* Precise runs' FFT cost factors: 8-bit premultiplied alpha (mostly single
+ * precision), and double precision throughout. */
+#define CPU_FFT_COST_MOSTLY_SINGLE 1.55
+#define CPU_FFT_COST_DOUBLE 1.74
+
+/* A direct tap costs (threads / 2)^CPU_THREAD_EXPONENT times as much past 2
+ * threads, which share caches and memory bandwidth. */
+#define CPU_THREAD_EXPONENT 0.25
+
+/* FFT lengths: {odd part, ns per n log2 n} of FFTW_ESTIMATE plans; the
+ * fastest expected n >= a line's length is taken. */
+#define CPU_FFT_ODD_PARTS                                                                   \
+  { { 1, 0.11 }, { 3, 0.13 }, { 5, 0.105 }, { 9, 0.155 }, { 15, 0.107 }, { 25, 0.145 },     \
+    { 27, 0.156 }, { 45, 0.153 }, { 75, 0.133 } }
+
+/* Bytes of a worker's ring that stay in a core's L2 cache: tiles narrow to fit. */
+#define CPU_RING_CACHE_BYTES (1 << 20)
+
+/* Bytes of input rows per column chunk of the folded vertical pass: a chunk
+ * stays in the L1 cache while each output row reads it. */
+#define CPU_FOLD_CHUNK_BYTES 24576
+
+/* Rows of a strided side the FFT path's transposes prefetch ahead. */
+#define CPU_PREFETCH_ROWS 16
+
 /* ---- the engine and the CUDA backend ---- */
 
 /* Seconds that starting CUDA costs a one-shot process (a context, the first pinned buffers). */

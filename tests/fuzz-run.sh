@@ -32,6 +32,7 @@ esac
 $CLANG $FLAGS -fsanitize=fuzzer -Itests \
     tests/fuzz-engine.c tests/reference.c kernels/gblur-common.c kernels/gblur-engine.c \
     kernels/gblur-settings.c kernels/cpu/backend.c kernels/cpu/convert.c kernels/cpu/loops-baseline.c \
+    kernels/cpu/pool.c \
     $loops kernels/gblur-nocuda.c -lpthread -lm -o "$BUILD/fuzz-engine" \
   || { echo "fuzz: the build failed"; exit 1; }
 

@@ -4,6 +4,11 @@
  * baseline (SSE2 on x86-64), for AVX2+FMA and for AVX-512, each in a file of
  * its own with its own compiler flags, and picked here at run time. */
 #include "backend.h"
+#include "faults.h"
+#include "fft.h"
+#include "pool.h"
+#include "progress.h"
+#include "tuning.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -63,79 +68,15 @@ pick_loops (int cap)
     }
 }
 
-/* ---- A small persistent thread pool: run fn(ctx, i) for i in 0..n-1. ---- */
+/* ---- The engine's CPU backend: its pool, loops and kept buffers ---- */
 
 struct gblur_cpu {
-  int              threads;
-  pthread_t       *workers;    /* threads - 1 of them; the caller is worker 0 */
-  pthread_mutex_t  lock;
-  pthread_cond_t   wake;
-  pthread_cond_t   idle;
-  unsigned         generation;
-  int              busy;
-  int              stop;
-  pool_fn          fn;
-  void            *ctx;
+  cpu_pool        *pool;
   const cpu_loops *loops;      /* the instruction set's loops, chosen once */
-  gblur_fft_mode   fft;        /* when to take the FFT path (fft.c) */
+  gblur_fft_mode   fft;        /* when to take the FFT path (fft.h) */
   gblur_kept       fft_region; /* its region buffer between runs */
   gblur_kept      *rings;      /* each worker's ring between runs */
 };
-
-typedef struct {
-  gblur_cpu *cpu;
-  int        index;
-} worker_arg;
-
-static void *
-worker_main (void *data)
-{
-  worker_arg *arg = data;
-  gblur_cpu  *cpu = arg->cpu;
-  int         index = arg->index;
-  unsigned    seen = 0;
-
-  free (arg);
-  pthread_mutex_lock (&cpu->lock);
-  for (;;)
-    {
-      while (!cpu->stop && cpu->generation == seen)
-        pthread_cond_wait (&cpu->wake, &cpu->lock);
-      if (cpu->stop)
-        break;
-      seen = cpu->generation;
-      pthread_mutex_unlock (&cpu->lock);
-      cpu->fn (cpu->ctx, index);
-      pthread_mutex_lock (&cpu->lock);
-      if (--cpu->busy == 0)
-        pthread_cond_signal (&cpu->idle);
-    }
-  pthread_mutex_unlock (&cpu->lock);
-  return NULL;
-}
-
-void
-gblur_cpu_pool_run (gblur_cpu *cpu, pool_fn fn, void *ctx)
-{
-  if (cpu->threads > 1)
-    {
-      pthread_mutex_lock (&cpu->lock);
-      cpu->fn = fn;
-      cpu->ctx = ctx;
-      cpu->busy = cpu->threads - 1;
-      cpu->generation++;
-      pthread_cond_broadcast (&cpu->wake);
-      pthread_mutex_unlock (&cpu->lock);
-    }
-  fn (ctx, 0);
-  if (cpu->threads > 1)
-    {
-      pthread_mutex_lock (&cpu->lock);
-      while (cpu->busy > 0)
-        pthread_cond_wait (&cpu->idle, &cpu->lock);
-      pthread_mutex_unlock (&cpu->lock);
-    }
-}
 
 gblur_cpu *
 gblur_cpu_new (int threads, int isa_cap, gblur_fft_mode fft)
@@ -144,39 +85,19 @@ gblur_cpu_new (int threads, int isa_cap, gblur_fft_mode fft)
 
   if (!cpu)
     return NULL;
-  cpu->threads = threads < 1 ? 1 : threads;
   cpu->loops = pick_loops (isa_cap);
   cpu->fft = fft;
-  pthread_mutex_init (&cpu->lock, NULL);
-  pthread_cond_init (&cpu->wake, NULL);
-  pthread_cond_init (&cpu->idle, NULL);
   gblur_kept_init (&cpu->fft_region);
-  cpu->workers = calloc ((size_t) cpu->threads, sizeof *cpu->workers);
-  cpu->rings = calloc ((size_t) cpu->threads, sizeof *cpu->rings);
-  if (!cpu->workers || !cpu->rings)
+  cpu->pool = gblur_cpu_pool_new (threads);
+  cpu->rings = cpu->pool ? calloc ((size_t) gblur_cpu_pool_threads (cpu->pool), sizeof *cpu->rings) : NULL;
+  if (!cpu->rings)
     {
-      free (cpu->workers);
-      free (cpu->rings);
+      gblur_cpu_pool_free (cpu->pool);
       free (cpu);
       return NULL;
     }
-  for (int i = 0; i < cpu->threads; i++)
+  for (int i = 0; i < gblur_cpu_pool_threads (cpu->pool); i++)
     gblur_kept_init (&cpu->rings[i]);
-  for (int i = 1; i < cpu->threads; i++)
-    {
-      worker_arg *arg = malloc (sizeof *arg);
-      if (arg)
-        {
-          arg->cpu = cpu;
-          arg->index = i;
-        }
-      if (!arg || pthread_create (&cpu->workers[i - 1], NULL, worker_main, arg) != 0)
-        {
-          free (arg);
-          cpu->threads = i; /* run with the workers we have */
-          break;
-        }
-    }
   return cpu;
 }
 
@@ -185,33 +106,18 @@ gblur_cpu_free (gblur_cpu *cpu)
 {
   if (!cpu)
     return;
-  pthread_mutex_lock (&cpu->lock);
-  cpu->stop = 1;
-  pthread_cond_broadcast (&cpu->wake);
-  pthread_mutex_unlock (&cpu->lock);
-  for (int i = 1; i < cpu->threads; i++)
-    pthread_join (cpu->workers[i - 1], NULL);
-  pthread_mutex_destroy (&cpu->lock);
-  pthread_cond_destroy (&cpu->wake);
-  pthread_cond_destroy (&cpu->idle);
-  gblur_kept_clear (&cpu->fft_region);
-  for (int i = 0; i < cpu->threads; i++)
+  for (int i = 0; i < gblur_cpu_pool_threads (cpu->pool); i++)
     gblur_kept_clear (&cpu->rings[i]);
+  gblur_cpu_pool_free (cpu->pool);
+  gblur_kept_clear (&cpu->fft_region);
   free (cpu->rings);
-  free (cpu->workers);
   free (cpu);
-}
-
-gblur_kept *
-gblur_cpu_kept_region (gblur_cpu *cpu)
-{
-  return &cpu->fft_region;
 }
 
 int
 gblur_cpu_threads (const gblur_cpu *cpu)
 {
-  return cpu->threads;
+  return gblur_cpu_pool_threads (cpu->pool);
 }
 
 /* ---- Planning a run: tiles, workers, scratch sizes ---- */
@@ -253,20 +159,19 @@ scratch_bytes (const gblur_job *job, int tile_w, int block)
  * progress needs, stripes stay 4 ry tall (halo at most half the rows) and
  * columns give the other tiles.  And the vertical pass reads each ring row
  * 2 ry + block times: tiles narrow enough for a worker's ring to stay in a
- * core's L2 cache (RING_CACHE_BYTES), where they stay 16 rx wide.  Large
+ * core's L2 cache (CPU_RING_CACHE_BYTES), where they stay 16 rx wide.  Large
  * vertical radii read more halo: fewer tiles there. */
 #define TILES_PER_WORKER(radius_y) ((radius_y) > FOLD_MAX_RADIUS ? 2 : 4)
 #define PROGRESS_STEPS 8
-#define RING_CACHE_BYTES (1 << 20)
 
-/* The fewest tile columns whose rings fit RING_CACHE_BYTES, as long as the
+/* The fewest tile columns whose rings fit CPU_RING_CACHE_BYTES, as long as the
  * tiles stay 16 rx wide. */
 static int
 cache_tile_columns (const gblur_job *job, int block)
 {
   const int    W = job->geo.win_w, rx = job->radius_x;
   const size_t column_bytes = (size_t) (2 * job->radius_y + block) * job->src->channels * sizeof (float);
-  const long   fit = (long) (RING_CACHE_BYTES / column_bytes) - 2L * rx;
+  const long   fit = (long) (CPU_RING_CACHE_BYTES / column_bytes) - 2L * rx;
   const long   least = rx > 0 ? 16L * rx : 16L;
   const long   tile_w = fit > least ? fit : least;
 
@@ -332,17 +237,18 @@ plan_run (const gblur_cpu *cpu, const gblur_job *job, cpu_run *run, char *err, s
   run->fold = ry <= FOLD_MAX_RADIUS;
   run->u8_direct = job->src->sample == GBLUR_U8 && job->flags == 0;
   /* Fewer workers when the memory limit cannot give each its scratch. */
-  for (run->workers = cpu->threads; run->workers > 0; run->workers--)
+  for (run->workers = gblur_cpu_threads (cpu); run->workers > 0; run->workers--)
     if (plan_tiles (job, run->workers, &run->tiling, &run->block))
       break;
   if (run->workers == 0)
     {
+      char radii[64];
+
       if (rx == ry)
-        snprintf (err, err_size, "memory limit of %zu bytes is too small for radius %d",
-                  job->memory_limit, rx);
+        snprintf (radii, sizeof radii, "radius %d", rx);
       else
-        snprintf (err, err_size, "memory limit of %zu bytes is too small for radii %d (x) and %d (y)",
-                  job->memory_limit, rx, ry);
+        snprintf (radii, sizeof radii, "radii %d (x) and %d (y)", rx, ry);
+      snprintf (err, err_size, "memory limit of %zu bytes is too small for %s", job->memory_limit, radii);
       return GBLUR_E_NOMEM;
     }
   run->tiles_x = (W + run->tiling.tile_w - 1) / run->tiling.tile_w;
@@ -374,9 +280,7 @@ alloc_aligned (size_t bytes)
 static int
 alloc_worker_scratch (gblur_cpu *cpu, cpu_run *run, int i)
 {
-  /* An injected fault fails the last buffer, after the others were
-   * allocated, so that the cleanup of a partial allocation is tested. */
-  const int    fail = run->job->faults->cpu_alloc && i == run->workers - 1;
+  const int    fail = gblur_fault_cpu_alloc (run->job, i, run->workers);
   const size_t lines_bytes = (size_t) (run->block + 1) * run->line_len * sizeof (float);
 
   run->ring[i] = gblur_kept_alloc (&cpu->rings[i], (size_t) run->ring_rows * run->ring_stride * sizeof (float),
@@ -405,7 +309,7 @@ alloc_scratch (gblur_cpu *cpu, cpu_run *run, int threads, char *err, size_t err_
   if (ok)
     return GBLUR_OK;
   snprintf (err, err_size, "out of host memory for the CPU backend's scratch buffers%s",
-            run->job->faults->cpu_alloc ? " (injected fault)" : "");
+            gblur_fault_cpu_alloc_note (run->job));
   return GBLUR_E_NOMEM;
 }
 
@@ -449,18 +353,6 @@ run_band_worker (void *data, int worker)
     }
 }
 
-/* cpu-stripe:N (gblur-internal.h): the run fails before its Nth progress
- * step. */
-static gblur_status
-injected_step_fault (const gblur_job *job, int step, char *err, size_t err_size)
-{
-  if (step != job->faults->cpu_stripe)
-    return GBLUR_OK;
-  snprintf (err, err_size, "injected fault: the CPU backend failed at step %d, "
-            "after %d of %d rows", step, job->rows_valid, job->geo.win_h);
-  return GBLUR_E_NOMEM;
-}
-
 /* Tiles [first, first + band) on all workers; then the rows above the next
  * band's first stripe are final. */
 static void
@@ -469,24 +361,9 @@ run_band (gblur_cpu *cpu, cpu_run *run, gblur_job *job, int first)
   run->band_first = first;
   run->band_end = first + run->band < run->ntiles ? first + run->band : run->ntiles;
   run->next_tile = 0;
-  gblur_cpu_pool_run (cpu, run_band_worker, run);
+  gblur_cpu_pool_run (cpu->pool, run_band_worker, run);
   job->rows_valid = run->band_end == run->ntiles ? job->geo.win_h
                     : run->band_end / run->tiles_x * run->tiling.tile_h;
-}
-
-/* Tells the caller how far the run is; a cancel before the last row stops
- * it (after the last, the result is complete anyway). */
-static gblur_status
-report_progress (const gblur_job *job, char *err, size_t err_size)
-{
-  const int H = job->geo.win_h;
-
-  if (job->progress && job->progress (job->rows_valid, H, job->user_data) && job->rows_valid < H)
-    {
-      snprintf (err, err_size, "cancelled after %d of %d rows", job->rows_valid, H);
-      return GBLUR_E_CANCELLED;
-    }
-  return GBLUR_OK;
 }
 
 /* The bands in turn, each a progress step, until the end, a fault or a
@@ -500,11 +377,11 @@ run_bands (gblur_cpu *cpu, cpu_run *run, gblur_job *job, char *err, size_t err_s
   for (int first = 0, step = 1; status == GBLUR_OK && first < run->ntiles;
        first += run->band, step++)
     {
-      status = injected_step_fault (job, step, err, err_size);
+      status = gblur_fault_cpu_step (job, step, err, err_size);
       if (status != GBLUR_OK)
         break;
       run_band (cpu, run, job, first);
-      status = report_progress (job, err, err_size);
+      status = gblur_cpu_report_progress (job, err, err_size);
     }
   pthread_mutex_destroy (&run->lock);
   return status;
@@ -559,15 +436,15 @@ gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size)
   if ((job->flags & GBLUR_PREMULTIPLY_ALPHA) && reads_only_opaque (job))
     job->flags &= ~(unsigned) GBLUR_PREMULTIPLY_ALPHA;
 #ifdef HAVE_FFTW
-  if (gblur_cpu_fft_wanted (job, cpu->fft, cpu->loops, cpu->threads))
-    return gblur_cpu_fft_run (cpu, job, err, err_size);
+  if (gblur_cpu_fft_wanted (job, cpu->fft, cpu->loops->tap_cost, gblur_cpu_threads (cpu)))
+    return gblur_cpu_fft_run (cpu->pool, &cpu->fft_region, job, err, err_size);
 #endif
   status = plan_run (cpu, job, &run, err, err_size);
   if (status != GBLUR_OK)
     return status;
-  status = alloc_scratch (cpu, &run, cpu->threads, err, err_size);
+  status = alloc_scratch (cpu, &run, gblur_cpu_threads (cpu), err, err_size);
   if (status == GBLUR_OK)
     status = run_bands (cpu, &run, job, err, err_size);
-  free_scratch (cpu, &run, cpu->threads);
+  free_scratch (cpu, &run, gblur_cpu_threads (cpu));
   return status;
 }

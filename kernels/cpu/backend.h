@@ -1,5 +1,5 @@
 /* What the CPU backend (backend.c) shares with its row conversions
- * (convert.c) and its hot loops (loops.h, built once per instruction set in
+ * (convert.c), its FFT path (fft-*.c) and its hot loops (loops.h, built once per instruction set in
  * loops-baseline.c, loops-avx2.c and loops-avx512.c).  Not installed.
  *
  * The loops of one instruction set are compiled with that set's flags
@@ -11,9 +11,9 @@
 #ifndef GBLUR_CPU_BACKEND_H
 #define GBLUR_CPU_BACKEND_H
 
-/* The backend is written for -O3's unrolling and inlining: at a build's own
- * -O2 (Debian's packages) its direct loops ran 2.5 to 3.6 times slower and
- * its FFT path 10 to 20%.  Unoptimised builds stay as asked, for debugging. */
+/* The backend is written for -O3's unrolling and inlining, whatever the
+ * build's own level (docs/performance.md); unoptimised builds stay as asked,
+ * for debugging. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
 #pragma GCC optimize ("O3")
 #endif
@@ -73,7 +73,7 @@ struct cpu_run {
 typedef struct {
   const char  *name;                    /* as GBLUR_CPU_ISA spells it */
   blur_tile_fn blur_tile;               /* blurs one tile: see loops.h */
-  double       tap_cost;                /* a tap's cost against the FFT path's, AVX-512's 1 (fft.c) */
+  double       tap_cost;                /* a tap's cost against the FFT path's (tuning.h) */
 } cpu_loops;
 
 extern const cpu_loops gblur_cpu_loops_baseline;  /* loops-baseline.c: any CPU */
@@ -91,40 +91,6 @@ void gblur_cpu_load_row (const unsigned char *row, gblur_sample sample, int pixe
 void gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags,
                           gblur_sample sample, const gblur_srgb_tables *srgb,
                           unsigned char *row);
-
-/* ---- The thread pool (backend.c), for the FFT path too ---- */
-typedef void (*pool_fn) (void *ctx, int worker);
-/* Runs fn (ctx, worker) on each of the engine's threads (worker 0 is the
- * caller) and waits for all. */
-void gblur_cpu_pool_run (gblur_cpu *cpu, pool_fn fn, void *ctx);
-/* The engine's slot for the FFT path's region buffer, kept between runs
- * (see gblur_kept). */
-gblur_kept *gblur_cpu_kept_region (gblur_cpu *cpu);
-
-/* ---- The FFT path for large radii (fft.c; built with FFTW: HAVE_FFTW) ----
- *
- * Each pass convolves whole lines (columns of the window's region, then
- * rows of the window) by FFT: its cost per sample grows with log(radius +
- * length), not with the radius.  Its error is relative to the largest value
- * of a line, or of the line it is transformed with (in single precision two
- * lines, of one pixel or neighbours, share a transform; float lines only
- * when of like magnitude), not to each output.  Single precision keeps the
- * 1-level contract for most formats; two need more and transform in double
- * precision: 16-bit linear light (the sRGB curve's slope near black
- * magnifies the error) and premultiplied alpha, where dividing by a small
- * blurred alpha magnifies it without bound (8-bit data: only the lines of
- * pixels with an alpha under 5% of their largest input): there the outputs
- * whose alpha is too small for double precision too are summed again
- * directly.
- * gblur_cpu_fft_wanted says whether a job takes it: the format allows it,
- * mode is not off, its scratch fits the memory limit and (mode auto) it is
- * expected to be faster than the direct loops of `loops` on `threads`
- * threads. */
-#ifdef HAVE_FFTW
-int          gblur_cpu_fft_wanted (const gblur_job *job, gblur_fft_mode mode, const cpu_loops *loops,
-                                   int threads);
-gblur_status gblur_cpu_fft_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t err_size);
-#endif
 
 static inline int
 clamp_int (int v, int lo, int hi)

@@ -209,6 +209,39 @@ store_u8_linear (const float *values, int pixels, int channels, int has_alpha,
   store_u8_linear_pixels (values, pixels, channels, has_alpha, srgb, row);
 }
 
+/* Premultiplied colours divided by their alpha, in place. */
+static void
+unpremultiply_row (float *values, int pixels, int channels)
+{
+  for (int p = 0; p < pixels; p++)
+    {
+      float      *px = values + (size_t) p * channels;
+      const float inv = unpremultiply_factor (px[channels - 1]);
+      for (int c = 0; c < channels - 1; c++)
+        px[c] *= inv;
+    }
+}
+
+/* 16-bit codes, sRGB-encoded in linear light (alpha stays linear). */
+static void
+store_u16 (const float *values, int pixels, int channels, int has_alpha, int linear, unsigned char *row)
+{
+  for (int p = 0; p < pixels; p++)
+    for (int c = 0; c < channels; c++)
+      {
+        const size_t i = (size_t) p * channels + c;
+        float        v = clamp01 (values[i]);
+        uint16_t     code;
+        if (linear && !(has_alpha && c == channels - 1))
+          v = v <= (float) GBLUR_SRGB_ENCODE_KNEE
+                ? (float) GBLUR_SRGB_SLOPE * v
+                : (float) GBLUR_SRGB_SCALE * powf (v, 1.0f / (float) GBLUR_SRGB_GAMMA)
+                    - (float) GBLUR_SRGB_OFFSET;
+        code = (uint16_t) (clamp01 (v) * 65535.0f + 0.5f);
+        memcpy (row + 2 * i, &code, 2);
+      }
+}
+
 void
 gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags, gblur_sample sample,
                      const gblur_srgb_tables *srgb, unsigned char *row)
@@ -223,13 +256,7 @@ gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags, gb
       return;
     }
   if (has_alpha)
-    for (int p = 0; p < pixels; p++)
-      {
-        float      *px = values + (size_t) p * channels;
-        const float inv = unpremultiply_factor (px[channels - 1]);
-        for (int c = 0; c < channels - 1; c++)
-          px[c] *= inv;
-      }
+    unpremultiply_row (values, pixels, channels);
 
   switch (sample)
     {
@@ -238,20 +265,7 @@ gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags, gb
         row[i] = (unsigned char) (clamp01 (values[i]) * 255.0f + 0.5f);
       break;
     case GBLUR_U16:
-      for (int p = 0; p < pixels; p++)
-        for (int c = 0; c < channels; c++)
-          {
-            const size_t i = (size_t) p * channels + c;
-            float        v = clamp01 (values[i]);
-            uint16_t     code;
-            if (linear && !(has_alpha && c == channels - 1))
-              v = v <= (float) GBLUR_SRGB_ENCODE_KNEE
-                    ? (float) GBLUR_SRGB_SLOPE * v
-                    : (float) GBLUR_SRGB_SCALE * powf (v, 1.0f / (float) GBLUR_SRGB_GAMMA)
-                        - (float) GBLUR_SRGB_OFFSET;
-            code = (uint16_t) (clamp01 (v) * 65535.0f + 0.5f);
-            memcpy (row + 2 * i, &code, 2);
-          }
+      store_u16 (values, pixels, channels, has_alpha, linear, row);
       break;
     case GBLUR_F32:
       memcpy (row, values, (size_t) n * sizeof (float));

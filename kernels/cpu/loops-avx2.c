@@ -8,4 +8,6 @@
 #define VL  8
 #include "loops.h"
 
-const cpu_loops gblur_cpu_loops_avx2 = { "avx2", blur_tile_avx2, 1.29 };
+const cpu_loops gblur_cpu_loops_avx2 = {
+  .name = "avx2", .blur_tile = blur_tile_avx2, .tap_cost = CPU_TAP_COST_AVX2,
+};

@@ -10,4 +10,6 @@
 #define VL  16
 #include "loops.h"
 
-const cpu_loops gblur_cpu_loops_avx512 = { "avx512", blur_tile_avx512, 1.0 };
+const cpu_loops gblur_cpu_loops_avx512 = {
+  .name = "avx512", .blur_tile = blur_tile_avx512, .tap_cost = CPU_TAP_COST_AVX512,
+};

@@ -4,4 +4,6 @@
 #define VL  4
 #include "loops.h"
 
-const cpu_loops gblur_cpu_loops_baseline = { "baseline", blur_tile_baseline, 3.14 };
+const cpu_loops gblur_cpu_loops_baseline = {
+  .name = "baseline", .blur_tile = blur_tile_baseline, .tap_cost = CPU_TAP_COST_BASELINE,
+};

@@ -13,6 +13,7 @@
 #endif
 
 #include "backend.h"
+#include "tuning.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -152,8 +153,8 @@ INLINE void
 FN (vertical_fold) (const float *const *rows, int r, const float *w, float *const *outs,
                     int nout, size_t n)
 {
-  /* chunks of the 2r + nout input rows of about 24 KiB */
-  const size_t chunk = clamp_int (24576 / (int) ((2 * r + nout) * sizeof (float)) / 64 * 64, 64, 1024);
+  /* chunks of the 2r + nout input rows that stay in L1 */
+  const size_t chunk = clamp_int (CPU_FOLD_CHUNK_BYTES / (int) ((2 * r + nout) * sizeof (float)) / 64 * 64, 64, 1024);
 
   for (size_t x0 = 0; x0 < n; x0 += chunk)
     {
@@ -405,101 +406,132 @@ FN (horizontal_row_u8) (const float *mid, const float *w, int r, int step,
     }
 }
 
-static void
-FN (blur_tile) (const cpu_run *run, const gblur_tile *t, float *ring, float *lines, float *out)
+/* Converts the region rows next_row..need into the ring; returns the next
+ * row to convert.  No row still needed is overwritten since a block spans
+ * at most ring_rows distinct rows. */
+INLINE int
+FN (convert_rows) (const cpu_run *run, const gblur_tile *t, float *ring, int next_row, int need)
 {
   const gblur_job   *job = run->job;
   const gblur_image *src = job->src;
-  gblur_image       *dst = job->dst;
-  const int          rx = job->radius_x, ry = job->radius_y;
   const int          c = src->channels;
   const size_t       sample_bytes = gblur_sample_size (src->sample);
   const size_t       n_row = (size_t) t->reg_w * c;
   const size_t       n_reg = round_up (n_row, VL);
-  const size_t       n_out = round_up ((size_t) t->out_w * c, HS);
-  const int          line_x0 = t->out_x0 - rx;                 /* image column of line[0] */
-  const int          nrows = 2 * ry + ROWS;
-  const int          last_reg_row = t->reg_y0 + t->reg_h - 1;
-  const int          block = run->block;
-  const int          direct = run->u8_direct;
-  /* Lines start VMAX-aligned at their centre column out_x0 (line[rx c]),
-   * where the vertical pass of a full-width tile stores and the horizontal
-   * pass loads its middle taps. */
-  float             *const lines0 = lines + (VMAX - (size_t) rx * c % VMAX) % VMAX;
-  int                next_row = t->reg_y0;                     /* next region row to convert */
-  const float       *rows[2 * GBLUR_MAX_RADIUS + BLOCK_MAX];
-  float             *outs[BLOCK_MAX];
 
-  for (int y0 = t->out_y0; y0 < t->out_y0 + t->out_h; y0 += block)
+  for (; next_row <= need; next_row++)
     {
-      const int need = y0 + block - 1 + ry < last_reg_row ? y0 + block - 1 + ry : last_reg_row;
-      const int nout = t->out_y0 + t->out_h - y0 < block ? t->out_y0 + t->out_h - y0 : block;
-      const int nblk = (nout + ROWS - 1) / ROWS;
-
-      /* Convert the rows this block adds; no row still needed is overwritten
-       * since a block spans at most ring_rows distinct rows. */
-      for (; next_row <= need; next_row++)
-        {
-          float               *ring_row = ring + (size_t) (next_row % run->ring_rows) * run->ring_stride;
-          const unsigned char *in = (const unsigned char *) src->data + (size_t) next_row * src->stride
-                                    + (size_t) t->reg_x0 * c * sample_bytes;
-          if (direct)
-            FN (convert_u8) (in, n_row, ring_row, n_reg);
-          else
-            {
-              gblur_cpu_load_row (in, src->sample, t->reg_w, c, job->flags, run->srgb, ring_row);
-              for (size_t i = n_row; i < n_reg; i++)
-                ring_row[i] = 0.0f;   /* finite padding: its sums are discarded */
-            }
-        }
-      /* Clamp to the region, which holds the image edge whenever a valid
-       * output's kernel reaches past it. */
-      if (run->fold)
-        {
-          for (int i = 0; i < 2 * ry + nout; i++)
-            rows[i] = ring + (size_t) (clamp_int (y0 - ry + i, t->reg_y0, last_reg_row) % run->ring_rows)
-                             * run->ring_stride;
-          for (int j = 0; j < nout; j++)
-            outs[j] = lines0 + (size_t) j * run->line_len + (size_t) (t->reg_x0 - line_x0) * c;
-          FN (vertical_fold) (rows, ry, job->weights_y, outs, nout, n_reg);
-        }
+      float               *ring_row = ring + (size_t) (next_row % run->ring_rows) * run->ring_stride;
+      const unsigned char *in = (const unsigned char *) src->data + (size_t) next_row * src->stride
+                                + (size_t) t->reg_x0 * c * sample_bytes;
+      if (run->u8_direct)
+        FN (convert_u8) (in, n_row, ring_row, n_reg);
       else
         {
-          for (int i = 0; i < nrows + (nblk - 1) * ROWS; i++)
-            rows[i] = ring + (size_t) (clamp_int (y0 - ry + i, t->reg_y0, last_reg_row) % run->ring_rows)
-                             * run->ring_stride;
-          /* Rows past the tile's end go to the spare line. */
-          for (int j = 0; j < nblk * ROWS; j++)
-            outs[j] = lines0 + (size_t) (j < nout ? j : block) * run->line_len
-                      + (size_t) (t->reg_x0 - line_x0) * c;
-          FN (vertical_slide) (rows, ry, job->weights_y, outs, nblk * ROWS, n_reg);
+          gblur_cpu_load_row (in, src->sample, t->reg_w, c, job->flags, run->srgb, ring_row);
+          for (size_t i = n_row; i < n_reg; i++)
+            ring_row[i] = 0.0f;   /* finite padding: its sums are discarded */
         }
+    }
+  return next_row;
+}
 
+/* The vertical pass of the nout output rows from y0 into the lines (outs:
+ * where each row's region columns start).  Rows are clamped to the region,
+ * which holds the image edge whenever a valid output's kernel reaches past
+ * it. */
+INLINE void
+FN (vertical_block) (const cpu_run *run, const gblur_tile *t, const float *ring, float *lines0,
+                     int y0, int nout, float **outs)
+{
+  const gblur_job   *job = run->job;
+  const int          ry = job->radius_y, c = job->src->channels;
+  const size_t       n_reg = round_up ((size_t) t->reg_w * c, VL);
+  const int          line_x0 = t->out_x0 - job->radius_x;      /* image column of line[0] */
+  const int          last_reg_row = t->reg_y0 + t->reg_h - 1;
+  const int          nblk = (nout + ROWS - 1) / ROWS;
+  const int          nrows = run->fold ? 2 * ry + nout : 2 * ry + ROWS + (nblk - 1) * ROWS;
+  const float       *rows[2 * GBLUR_MAX_RADIUS + BLOCK_MAX];
+
+  for (int i = 0; i < nrows; i++)
+    rows[i] = ring + (size_t) (clamp_int (y0 - ry + i, t->reg_y0, last_reg_row) % run->ring_rows)
+                     * run->ring_stride;
+  if (run->fold)
+    {
       for (int j = 0; j < nout; j++)
+        outs[j] = lines0 + (size_t) j * run->line_len + (size_t) (t->reg_x0 - line_x0) * c;
+      FN (vertical_fold) (rows, ry, job->weights_y, outs, nout, n_reg);
+    }
+  else
+    {
+      /* Rows past the tile's end go to the spare line. */
+      for (int j = 0; j < nblk * ROWS; j++)
+        outs[j] = lines0 + (size_t) (j < nout ? j : run->block) * run->line_len
+                  + (size_t) (t->reg_x0 - line_x0) * c;
+      FN (vertical_slide) (rows, ry, job->weights_y, outs, nblk * ROWS, n_reg);
+    }
+}
+
+/* The horizontal pass of the nout lines from y0 into the destination, the
+ * lines' ends first padded by repeating the region's edge pixels. */
+INLINE void
+FN (horizontal_block) (const cpu_run *run, const gblur_tile *t, float *lines0, int y0, int nout,
+                       float *const *outs, float *out)
+{
+  const gblur_job   *job = run->job;
+  gblur_image       *dst = job->dst;
+  const int          rx = job->radius_x, c = job->src->channels;
+  const size_t       sample_bytes = gblur_sample_size (job->src->sample);
+  const size_t       n_out = round_up ((size_t) t->out_w * c, HS);
+  const int          line_x0 = t->out_x0 - rx;                 /* image column of line[0] */
+
+  for (int j = 0; j < nout; j++)
+    {
+      float         *line = lines0 + (size_t) j * run->line_len;
+      const float   *v = outs[j];
+      unsigned char *drow = (unsigned char *) dst->data
+                            + (size_t) (y0 + j - job->geo.win_y) * dst->stride
+                            + (size_t) (t->out_x0 - job->geo.win_x) * c * sample_bytes;
+
+      /* Columns outside the region exist only where it starts or ends at
+       * the image edge, whose pixel they repeat. */
+      for (int x = line_x0; x < t->reg_x0; x++)
+        memcpy (line + (size_t) (x - line_x0) * c, v, (size_t) c * sizeof (float));
+      for (int x = t->reg_x0 + t->reg_w; x < t->out_x0 + t->out_w + rx; x++)
+        memcpy (line + (size_t) (x - line_x0) * c,
+                v + (size_t) (t->reg_w - 1) * c, (size_t) c * sizeof (float));
+
+      if (run->u8_direct)
+        FN (horizontal_row_u8) (line + (size_t) rx * c, job->weights_x, rx, c, drow,
+                                (size_t) t->out_w * c);
+      else
         {
-          float         *line = lines0 + (size_t) j * run->line_len;
-          float         *v = outs[j];
-          unsigned char *drow = (unsigned char *) dst->data
-                                + (size_t) (y0 + j - job->geo.win_y) * dst->stride
-                                + (size_t) (t->out_x0 - job->geo.win_x) * c * sample_bytes;
-
-          /* Clamp to edge: columns left of the region repeat its first pixel
-           * (only when the region starts at column 0), likewise on the right. */
-          for (int x = line_x0; x < t->reg_x0; x++)
-            memcpy (line + (size_t) (x - line_x0) * c, v, (size_t) c * sizeof (float));
-          for (int x = t->reg_x0 + t->reg_w; x < t->out_x0 + t->out_w + rx; x++)
-            memcpy (line + (size_t) (x - line_x0) * c,
-                    v + (size_t) (t->reg_w - 1) * c, (size_t) c * sizeof (float));
-
-          if (direct)
-            FN (horizontal_row_u8) (line + (size_t) rx * c, job->weights_x, rx, c, drow,
-                                    (size_t) t->out_w * c);
-          else
-            {
-              FN (horizontal_row) (line + (size_t) rx * c, job->weights_x, rx, c, out, n_out);
-              gblur_cpu_store_row (out, t->out_w, c, job->flags, dst->sample, run->srgb, drow);
-            }
+          FN (horizontal_row) (line + (size_t) rx * c, job->weights_x, rx, c, out, n_out);
+          gblur_cpu_store_row (out, t->out_w, c, job->flags, dst->sample, run->srgb, drow);
         }
     }
 }
 
+static void
+FN (blur_tile) (const cpu_run *run, const gblur_tile *t, float *ring, float *lines, float *out)
+{
+  const int    ry = run->job->radius_y, c = run->job->src->channels;
+  const int    last_reg_row = t->reg_y0 + t->reg_h - 1;
+  const int    out_end = t->out_y0 + t->out_h;
+  /* Lines start VMAX-aligned at their centre column out_x0 (line[rx c]),
+   * where the vertical pass of a full-width tile stores and the horizontal
+   * pass loads its middle taps. */
+  float *const lines0 = lines + (VMAX - (size_t) run->job->radius_x * c % VMAX) % VMAX;
+  int          next_row = t->reg_y0;                          /* next region row to convert */
+  float       *outs[BLOCK_MAX];
+
+  for (int y0 = t->out_y0; y0 < out_end; y0 += run->block)
+    {
+      const int need = y0 + run->block - 1 + ry < last_reg_row ? y0 + run->block - 1 + ry : last_reg_row;
+      const int nout = out_end - y0 < run->block ? out_end - y0 : run->block;
+
+      next_row = FN (convert_rows) (run, t, ring, next_row, need);
+      FN (vertical_block) (run, t, ring, lines0, y0, nout, outs);
+      FN (horizontal_block) (run, t, lines0, y0, nout, outs, out);
+    }
+}
