@@ -36,7 +36,7 @@ typedef struct {
  *                                       radii (built with FFTW): off never
  *                                       takes it, always takes it whenever
  *                                       the format allows (kernels/cpu/
- *                                       fft.c); unset, it is taken where it
+ *                                       fft-cost.c); unset, it is taken where it
  *                                       is expected to be faster
  *   GBLUR_CUDA_DEVICE=N                 the CUDA device to use (default 0)
  *   GBLUR_CUDA_NO_FUSED, GBLUR_CUDA_NO_GRAY, GBLUR_CUDA_NO_MMA

@@ -613,7 +613,7 @@ test_windows (gblur_engine *engine, int per_axis)
     }
 }
 
-/* ---- The CPU backend's FFT path for large radii (kernels/cpu/fft.c, in
+/* ---- The CPU backend's FFT path for large radii (kernels/cpu/fft-*.c, in
  * a build with FFTW; GBLUR_CPU_FFT forces it on or off).  A build without
  * FFTW runs these cases on the direct loops: they pass there too. ---- */
 
@@ -797,7 +797,7 @@ test_fft_forced (void)
 
 /* Float rows of very different magnitudes side by side (an HDR image's
  * bright and dark rows): on the FFT path each row's error stays relative
- * to its own largest value, not its neighbour's (fft.c pairs lines only
+ * to its own largest value, not its neighbour's (fft-line.c pairs lines only
  * of like magnitude).  Rows alternate between 1e4 and 1e-3 times [0, 1]. */
 static void
 test_fft_hdr_rows (void)
