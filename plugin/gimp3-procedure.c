@@ -2,8 +2,8 @@
  * GIMP 2.10's is in drawable-blur.c, blur-procedure.c, ui/ and pixels/.
  *
  * GIMP 3 starts a plug-in process for every call too, and each pays for its
- * start and libgimp's (50-90 ms on the H200 machine: more than the blur
- * itself through the operation).  So, as on GIMP 2.10 (gimp2-procedure.c),
+ * start and libgimp's, often more than the blur itself through the operation
+ * (docs/performance.md).  So, as on GIMP 2.10 (gimp2-procedure.c),
  * the plug-in also registers a persistent procedure without arguments,
  * which GIMP starts with itself: it installs the procedure again, under the
  * same name, as a temporary procedure of that long-lived process.  GIMP's
