@@ -1,7 +1,9 @@
 #!/bin/sh
 # Every installed binary needs only libraries that GIMP itself has, in every
 # GIMP users run (the Flatpak's GNOME 50 runtime included: no libfftw3f),
-# and no glibc symbol newer than that runtime's glibc 2.42.
+# and no glibc symbol newer than that runtime's glibc 2.42.  A GEGL module
+# (a .so) exports GEGL's two entry points and nothing else into the process
+# that loads it.
 #   tests/check-needed.sh BUILDDIR     (make install into a scratch folder, then check)
 #   tests/check-needed.sh FILE...      (check these ELF files)
 # Ends with "N passed, N failed".
@@ -30,6 +32,14 @@ for f in "$@"; do
   else
     failed=$((failed + 1)); echo "FAIL: ${f##*/}: needs ${bad:-nothing more}; glibc up to $glibc (at most $max_glibc)"
   fi
+  case $f in *.so)
+    exported=$(nm -D --defined-only "$f" | awk '{print $3}' | sort | tr '\n' ' ')
+    if [ "$exported" = "gegl_module_query gegl_module_register " ]; then
+      passed=$((passed + 1)); echo "PASS: ${f##*/}: exports only GEGL's entry points"
+    else
+      failed=$((failed + 1)); echo "FAIL: ${f##*/}: exports $exported"
+    fi ;;
+  esac
 done
 [ -n "${dest:-}" ] && rm -rf "$dest" "$dest.log"
 echo "$passed passed, $failed failed"
