@@ -116,16 +116,19 @@ get_invalidated_by_change (GeglOperation *operation, const gchar *input_pad,
   return grow (input_region, GEGL_PROPERTIES (operation));
 }
 
-/* The whole result at once: GEGL renders in chunks, and each chunk would
- * otherwise pay its own halo and engine run. */
+/* What one render blurs and GEGL caches: the whole layer, or, for a small
+ * part of it (the canvas near 100 % zoom), aligned blocks around it
+ * (operation-support.h). */
 static GeglRectangle
 get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
 {
-  GeglRectangle box = get_bounding_box (operation);
+  GeglProperties *o = GEGL_PROPERTIES (operation);
+  GeglRectangle   box = get_bounding_box (operation);
 
   if (gegl_rectangle_is_empty (&box) || gegl_rectangle_is_infinite_plane (&box))
     return *roi;
-  return box;
+  return operation_cached_region (roi, &box, MAX (gblur_radius (o->std_dev_x),
+                                                  gblur_radius (o->std_dev_y)));
 }
 
 static gboolean
@@ -134,6 +137,7 @@ process (GeglOperation *operation, GeglBuffer *input, GeglBuffer *output,
 {
   GeglProperties *o = GEGL_PROPERTIES (operation);
   GeglRectangle   roi = blur_rectangle_at_level (result, level);
+  GeglRectangle   box = get_bounding_box (operation);
   BlurShape       shape = { o->std_dev_x / (1 << level), o->std_dev_y / (1 << level), o->linear,
                             abyss_of (o->abyss_policy), level };
 
@@ -145,7 +149,7 @@ process (GeglOperation *operation, GeglBuffer *input, GeglBuffer *output,
       return TRUE;
     }
   return operation_blur (input, gegl_operation_get_source_format (operation, "input"), &roi,
-                         &shape, output, result);
+                         &shape, output, result, !gegl_rectangle_equal (result, &box));
 }
 
 static void

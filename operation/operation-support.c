@@ -25,11 +25,53 @@ operation_bind_catalogs (void)
     }
 }
 
-/* One engine for the process: its CUDA context is made once; a CPU engine
- * for retries, made when first needed.  GEGL may render from several
- * threads: the lock keeps to one run at a time. */
+/* A part is under 1/PART_OF_LAYER of the layer: GEGL's chunks at level L
+ * are 256·2^L pixels, so a 24 MP layer's chunks are parts at 100 % zoom and
+ * not at 50 % (where the whole level, 6 MP, is cheaper than blocks). */
+#define PART_OF_LAYER 128
+/* A part's blocks are at least twice its larger side and BLOCK_RADII times
+ * the blur's radius (fewer halo pixels per block), as a power of two. */
+#define BLOCK_RADII   3
+
+static gboolean
+is_part (const GeglRectangle *rect, const GeglRectangle *box)
+{
+  return (gint64) rect->width * rect->height * PART_OF_LAYER < (gint64) box->width * box->height;
+}
+
+static gint
+floor_to (gint v, gint block)
+{
+  return (v >= 0 ? v / block : -((-v + block - 1) / block)) * block;
+}
+
+GeglRectangle
+operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
+{
+  gint          block = 1;
+  GeglRectangle region;
+
+  if (!is_part (roi, box))
+    return *box;
+  while (block < 2 * MAX (roi->width, roi->height) || block < BLOCK_RADII * radius)
+    block *= 2;
+  /* The block holding the request's centre, and the request's overhang:
+   * a chunk across a block edge then redoes only its overhang, not the
+   * block beside it, which an earlier chunk may have rendered. */
+  region.x = floor_to (roi->x + roi->width / 2, block);
+  region.y = floor_to (roi->y + roi->height / 2, block);
+  region.width = region.height = block;
+  gegl_rectangle_bounding_box (&region, &region, roi);
+  gegl_rectangle_intersect (&region, &region, box);
+  return region;
+}
+
+/* Two engines for the process, each with its CUDA context made once: one
+ * for parts, one for whole layers; a CPU engine for retries, made when
+ * first needed.  GEGL may render from several threads: the lock keeps to
+ * one run at a time. */
 G_LOCK_DEFINE_STATIC (engine);
-static gblur_engine *engine, *cpu_engine;
+static gblur_engine *engine, *part_engine, *cpu_engine;
 
 /* In GEGL's log domain, which GIMP shows in its error console. */
 #define operation_message(...) g_log ("GEGL", G_LOG_LEVEL_MESSAGE, "cuda:gaussian-blur: " __VA_ARGS__)
@@ -79,17 +121,30 @@ retry_on_cpu (GeglBuffer *input, const Babl *source_format, const GeglRectangle 
   return FALSE;
 }
 
+/* The engine for a part or a whole layer, made on first use; NULL with
+ * *error set. */
+static gblur_engine *
+engine_for (gboolean part, GError **error)
+{
+  gblur_engine **slot = part ? &part_engine : &engine;
+
+  if (!*slot)
+    *slot = blur_engine_new (!part, error);
+  return *slot;
+}
+
 gboolean
 operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi,
-                const BlurShape *shape, GeglBuffer *output, const GeglRectangle *result)
+                const BlurShape *shape, GeglBuffer *output, const GeglRectangle *result,
+                gboolean part)
 {
-  GError   *error = NULL;
-  gboolean  ok;
+  GError       *error = NULL;
+  gblur_engine *chosen;
+  gboolean      ok;
 
   G_LOCK (engine);
-  if (!engine)
-    engine = blur_engine_new (TRUE, &error);
-  ok = (engine && blur_region (engine, input, source_format, roi, shape, output, &error))
+  chosen = engine_for (part, &error);
+  ok = (chosen && blur_region (chosen, input, source_format, roi, shape, output, &error))
        || retry_on_cpu (input, source_format, roi, shape, output, &error);
   G_UNLOCK (engine);
   if (!ok)

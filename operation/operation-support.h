@@ -1,5 +1,6 @@
-/* What the GEGL operation needs around the pixel path: one engine per
- * process, its translations, and failures that leave the image as it was. */
+/* What the GEGL operation needs around the pixel path: what to render for a
+ * request, the process's engines, its translations, and failures that leave
+ * the image as it was. */
 #ifndef OPERATION_SUPPORT_H
 #define OPERATION_SUPPORT_H
 
@@ -9,9 +10,22 @@
 /* Binds the translations in locale/ beside the module. */
 void     operation_bind_catalogs (void);
 
-/* Blurs `roi` (at the shape's level) of `input` into `output` with the
- * process's engine, made on first use; one run at a time.  A failed run is
- * retried on the CPU in stripes; only when that fails too does `result` of
+/* What to render and cache for a request `roi` of the layer `box`, with a
+ * blur reaching `radius` pixels: for a small part of the layer (a chunk of
+ * a zoomed-in canvas), `roi` grown to an aligned block, so that the
+ * canvas's chunks share engine runs and halos instead of each paying its
+ * own, or the whole layer; otherwise (a merge, an export, a zoomed-out
+ * canvas) the whole box. */
+GeglRectangle operation_cached_region (const GeglRectangle *roi,
+                                       const GeglRectangle *box,
+                                       gint                 radius);
+
+/* Blurs `roi` (at the shape's level) of `input` into `output` with one of
+ * the process's engines, made on first use; one run at a time.  A `part`
+ * (less than the whole layer) goes to an engine that starts CUDA at once,
+ * since a canvas asks again at each slider step; a whole layer to one that
+ * starts CUDA only when the CPU would be slower.  A failed run is retried
+ * on the CPU in stripes; only when that fails too does `result` of
  * `output` get the input unblurred.  Each warns, saying why: nothing in
  * GIMP's process may crash or lose pixels, and no blur fails silently. */
 gboolean operation_blur          (GeglBuffer          *input,
@@ -19,6 +33,7 @@ gboolean operation_blur          (GeglBuffer          *input,
                                   const GeglRectangle *roi,
                                   const BlurShape     *shape,
                                   GeglBuffer          *output,
-                                  const GeglRectangle *result);
+                                  const GeglRectangle *result,
+                                  gboolean             part);
 
 #endif
