@@ -11,11 +11,10 @@
 void     operation_bind_catalogs (void);
 
 /* What to render and cache for a request `roi` of the layer `box`: for a
- * small part of the layer (a chunk of
- * a zoomed-in canvas), `roi` grown to an aligned block, so that the
- * canvas's chunks share engine runs and halos instead of each paying its
- * own, or the whole layer; otherwise (a merge, an export, a zoomed-out
- * canvas) the whole box. */
+ * small part of the layer (a chunk of a zoomed-in canvas), `roi` grown to
+ * an aligned block, so that the canvas's chunks share engine runs and halos
+ * instead of each paying its own, or the whole layer; otherwise (a merge,
+ * an export, a zoomed-out canvas) the whole box. */
 GeglRectangle operation_cached_region (const GeglRectangle *roi,
                                        const GeglRectangle *box);
 
