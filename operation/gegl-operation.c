@@ -51,6 +51,7 @@ property_boolean (linear, _("Linear light"), TRUE)
 #include "gegl-op.h"
 #include "blur-engine.h"
 #include "pixel-path.h"
+#include "cache-region.h"
 #include "operation-support.h"
 
 static GeglAbyssPolicy
@@ -118,7 +119,7 @@ get_invalidated_by_change (GeglOperation *operation, const gchar *input_pad,
 
 /* What one render blurs and GEGL caches: the whole layer, or, for a small
  * part of it (the canvas near 100 % zoom), aligned blocks around it
- * (operation-support.h). */
+ * (cache-region.h). */
 static GeglRectangle
 get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
 {

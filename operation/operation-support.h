@@ -1,6 +1,5 @@
-/* What the GEGL operation needs around the pixel path: what to render for a
- * request, the process's engines, its translations, and failures that leave
- * the image as it was. */
+/* What the GEGL operation needs around the pixel path: the process's
+ * engines, its translations, and failures that leave the image as it was. */
 #ifndef OPERATION_SUPPORT_H
 #define OPERATION_SUPPORT_H
 
@@ -9,14 +8,6 @@
 
 /* Binds the translations in locale/ beside the module. */
 void     operation_bind_catalogs (void);
-
-/* What to render and cache for a request `roi` of the layer `box`: for a
- * small part of the layer (a chunk of a zoomed-in canvas), `roi` grown to
- * an aligned block, so that the canvas's chunks share engine runs and halos
- * instead of each paying its own, or the whole layer; otherwise (a merge,
- * an export, a zoomed-out canvas) the whole box. */
-GeglRectangle operation_cached_region (const GeglRectangle *roi,
-                                       const GeglRectangle *box);
 
 /* Blurs `roi` (at the shape's level) of `input` into `output` with one of
  * the process's engines, made on first use; one run at a time.  A `part`

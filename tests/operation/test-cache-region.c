@@ -1,0 +1,81 @@
+/* What the operation renders for a request (operation/cache-region.c): the
+ * canvas's chunks get a block around them that later chunks reuse, large
+ * requests the whole layer.  Ends with "N passed, N failed". */
+#include "cache-region.h"
+
+#include <stdio.h>
+
+static int passed, failed;
+
+static void
+check (gboolean ok, const char *what, const GeglRectangle *r)
+{
+  ok ? passed++ : failed++;
+  printf ("%s: %s (%d,%d %dx%d)\n", ok ? "PASS" : "FAIL", what, r->x, r->y, r->width, r->height);
+}
+
+static gboolean
+contains (const GeglRectangle *outer, const GeglRectangle *inner)
+{
+  return gegl_rectangle_contains (outer, inner);
+}
+
+/* A 256-pixel chunk of a 24 MP layer (100 % zoom): its block, not the layer. */
+static void
+canvas_chunks (void)
+{
+  GeglRectangle box = { 0, 0, 6000, 4000 };
+  GeglRectangle a = { 2112, 1600, 256, 256 }, b = { 2432, 1600, 256, 256 };
+  GeglRectangle ra = operation_cached_region (&a, &box);
+  GeglRectangle rb = operation_cached_region (&b, &box);
+
+  check (contains (&ra, &a), "a chunk's region holds the chunk", &ra);
+  check ((gint64) ra.width * ra.height <= 768 * 768, "a chunk's region is its block, not the layer", &ra);
+  check (ra.x % 512 == 0 && ra.y % 512 == 0 && ra.width == 512 && ra.height == 512,
+         "a chunk inside a block gets that aligned block", &ra);
+  /* b's centre lies in the next block; it also covers a strip of a's. */
+  check (contains (&rb, &b) && rb.x == b.x && rb.x + rb.width == 3072 && rb.height == 512,
+         "a chunk across a block edge adds only its overhang", &rb);
+}
+
+/* Requests of more than 1/128 of the layer (a merge's grown chunk, a
+ * zoomed-out canvas, an export) get the whole layer. */
+static void
+large_requests (void)
+{
+  GeglRectangle box = { 0, 0, 6000, 4000 };
+  GeglRectangle merge = { 0, 0, 1024, 512 }, whole = box, small_layer = { 0, 0, 1000, 800 };
+  GeglRectangle chunk = { 100, 100, 256, 256 };
+  GeglRectangle r1 = operation_cached_region (&merge, &box);
+  GeglRectangle r2 = operation_cached_region (&whole, &box);
+  GeglRectangle r3 = operation_cached_region (&chunk, &small_layer);
+
+  check (gegl_rectangle_equal (&r1, &box), "a large request gets the whole layer", &r1);
+  check (gegl_rectangle_equal (&r2, &box), "the whole layer gets the whole layer", &r2);
+  check (gegl_rectangle_equal (&r3, &small_layer), "a small layer is rendered whole", &r3);
+}
+
+/* At the layer's edges, and with negative coordinates, the block is clipped
+ * to the layer and still aligned. */
+static void
+edges (void)
+{
+  GeglRectangle box = { -3000, -2000, 6000, 4000 };
+  GeglRectangle corner = { -3000, -2000, 256, 256 }, neg = { -700, -300, 200, 200 };
+  GeglRectangle rc = operation_cached_region (&corner, &box);
+  GeglRectangle rn = operation_cached_region (&neg, &box);
+
+  check (contains (&box, &rc) && contains (&rc, &corner), "a corner chunk's block stays in the layer", &rc);
+  check (contains (&rn, &neg) && rn.x == -1024 && rn.y == -512 && rn.height == 512,
+         "negative coordinates align down", &rn);
+}
+
+int
+main (void)
+{
+  canvas_chunks ();
+  large_requests ();
+  edges ();
+  printf ("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
