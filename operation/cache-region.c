@@ -3,19 +3,17 @@
 
 #include "cache-region.h"
 
-/* A part is under 1/PART_OF_LAYER of the layer: GEGL's chunks at level L
- * are 256·2^L pixels, so a 24 MP layer's chunks are parts at 100 % zoom and
- * not at 50 % (where the whole level, 6 MP, is cheaper than blocks). */
-#define PART_OF_LAYER 128
-/* A part's block is the power of two at least BLOCK_SIDES times its larger
- * side (2 beat 1 and 4 at sigma 3-100 on the canvas benchmark). */
-#define BLOCK_SIDES   2
-
-static gboolean
-is_part (const GeglRectangle *rect, const GeglRectangle *box)
-{
-  return (gint64) rect->width * rect->height * PART_OF_LAYER < (gint64) box->width * box->height;
-}
+/* A request of 1/WHOLE_FRACTION of the layer or more (a merge's or an
+ * export's later chunks) gets the whole layer: one engine run, no halos. */
+#define WHOLE_FRACTION 8
+/* A request whose larger side is at most BLOCK_MAX / BLOCK_SIDES (the
+ * canvas's chunks at 100 and 50 % zoom, GIMP's first adaptive chunks) gets
+ * the aligned block of BLOCK_SIDES times its side, as a power of two, which
+ * the next chunks reuse; a larger one gets just itself, so that no
+ * mid-sized chunk costs the whole layer.  Fitted on the canvas benchmark,
+ * fixed and adaptive chunks (docs/performance.md). */
+#define BLOCK_SIDES    2
+#define BLOCK_MAX      1024
 
 static gint
 floor_to (gint v, gint block)
@@ -29,10 +27,12 @@ operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box)
   gint          block = 1;
   GeglRectangle region;
 
-  if (!is_part (roi, box))
+  if ((gint64) roi->width * roi->height * WHOLE_FRACTION >= (gint64) box->width * box->height)
     return *box;
   while (block < BLOCK_SIDES * MAX (roi->width, roi->height))
     block *= 2;
+  if (block > BLOCK_MAX)
+    return *roi;
   /* The block holding the request's centre, and the request's overhang:
    * a chunk across a block edge then redoes only its overhang, not the
    * block beside it, which an earlier chunk may have rendered. */

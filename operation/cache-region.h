@@ -7,10 +7,10 @@
 #include <gegl.h>
 
 /* What to render and cache for a request `roi` of the layer `box`: for a
- * small part of the layer (a chunk of a zoomed-in canvas), `roi` grown to
- * an aligned block, so that the canvas's chunks share engine runs and halos
- * instead of each paying its own, or the whole layer; otherwise (a merge,
- * an export, a zoomed-out canvas) the whole box. */
+ * large part of the layer (a merge's or an export's chunks) the whole box;
+ * for a small chunk (the canvas's), `roi` grown to an aligned block, so
+ * that the chunks of a view share engine runs and halos instead of each
+ * paying its own; for one in between, `roi` itself. */
 GeglRectangle operation_cached_region (const GeglRectangle *roi,
                                        const GeglRectangle *box);
 

@@ -16,7 +16,8 @@
  * blur meets the edges).  With --merge it times whole-layer renders
  * instead: as GIMP merges a filter (growing chunks) and in one request (the
  * gegl tool, an export).  The gegl_tile_dup warnings GEGL printed are
- * counted per operation.  GEGL_PATH must name the module's folder (and
+ * counted per operation.  --chunk 0 renders the viewport in GIMP's adaptive
+ * chunks instead of fixed ones.  GEGL_PATH must name the module's folder (and
  * GEGL's own, which a set GEGL_PATH replaces). */
 #include <gegl.h>
 #include <math.h>
@@ -84,7 +85,7 @@ parse_args (int argc, char **argv, Options *o)
       else if (ok && strcmp (a, "--steps") == 0)
         ok = (o->steps = atoi (v)) >= 2;
       else if (ok && strcmp (a, "--chunk") == 0)
-        ok = (o->chunk = atoi (v)) >= 16;
+        ok = (o->chunk = atoi (v)) >= 16 || o->chunk == 0;
       else
         ok = 0;
       if (!ok)
@@ -165,13 +166,70 @@ viewport_at (const Options *o, double zoom, int level)
   return v;
 }
 
-/* One slider step: the viewport rendered chunk by chunk; milliseconds. */
+/* GimpChunkIterator's chunks, as GIMP renders its canvas (every 1/15 s)
+ * and merges a filter: the first is one tile (GEGL's default, 128×64), and
+ * each next one is sized to take `interval` at the rate of the last; rows
+ * of chunks, left to right. */
+#define TILE_W 128
+#define TILE_H 64
+
+typedef void (*RenderChunk) (const GeglRectangle *chunk, gpointer data);
+
+static void
+chunk_adaptively (const GeglRectangle *all, double interval, RenderChunk render, gpointer data)
+{
+  double target = TILE_W * TILE_H;
+
+  for (int y = all->y; y < all->y + all->height; )
+    {
+      int h = (int) (sqrt (target * TILE_H / TILE_W) / TILE_H + 0.5) * TILE_H;
+
+      h = CLAMP (h, TILE_H, 4096);
+      h = MIN (h, all->y + all->height - y);
+      for (int x = all->x; x < all->x + all->width; )
+        {
+          int           w = CLAMP ((int) (target / h / TILE_W + 0.5) * TILE_W, TILE_W, 4096);
+          GeglRectangle c = { x, y, MIN (w, all->x + all->width - x), h };
+          gint64        t0 = g_get_monotonic_time ();
+
+          render (&c, data);
+          target = (double) c.width * c.height * interval
+                   / MAX (1e-4, (g_get_monotonic_time () - t0) / 1e6);
+          target = CLAMP (target, 4096.0, 4096.0 * 4096.0);
+          x += c.width;
+        }
+      y += h;
+    }
+}
+
+typedef struct {
+  GeglNode   *node;
+  GeglBuffer *canvas;   /* NULL: the node is a sink */
+  int         level;
+} ChunkTarget;
+
+static void
+render_chunk (const GeglRectangle *c, gpointer data)
+{
+  ChunkTarget *t = data;
+
+  if (t->canvas)
+    gegl_node_blit_buffer (t->node, t->canvas, c, t->level, GEGL_ABYSS_NONE);
+  else
+    gegl_node_blit (t->node, 1.0, c, NULL, NULL, 0, GEGL_BLIT_DEFAULT);
+}
+
+/* One slider step: the viewport rendered chunk by chunk (fixed chunks, or
+ * GIMP's adaptive ones when chunk is 0); milliseconds. */
 static double
 render_view (GeglNode *blur, GeglBuffer *canvas, const GeglRectangle *view, int level, int chunk)
 {
-  gint64 start = g_get_monotonic_time ();
+  gint64      start = g_get_monotonic_time ();
+  ChunkTarget t = { blur, canvas, level };
 
-  for (int y = view->y; y < view->y + view->height; y += chunk)
+  if (chunk == 0)
+    chunk_adaptively (view, 1.0 / 15.0, render_chunk, &t);
+  for (int y = view->y; chunk && y < view->y + view->height; y += chunk)
     for (int x = view->x; x < view->x + view->width; x += chunk)
       {
         GeglRectangle c = { x, y, MIN (chunk, view->x + view->width - x),
@@ -250,39 +308,6 @@ run_steps (const Options *o, const char *op, GeglBuffer *layer, double zoom, dou
   return t;
 }
 
-/* GIMP's merge (gimp_gegl_apply_cached_operation): chunks start at one tile
- * and each next one is sized to take MERGE_INTERVAL seconds at the rate of
- * the last (GimpChunkIterator), rows of tiles left to right. */
-#define MERGE_TILE     128
-#define MERGE_INTERVAL (1.0 / 8.0)
-
-static double
-render_merge (GeglNode *sink, const GeglRectangle *all)
-{
-  gint64 start = g_get_monotonic_time ();
-  double target = MERGE_TILE * MERGE_TILE;
-
-  for (int y = all->y; y < all->y + all->height; )
-    {
-      int h = MAX (MERGE_TILE, (int) (sqrt (target) / MERGE_TILE + 0.5) * MERGE_TILE);
-      h = MIN (h, all->y + all->height - y);
-      for (int x = all->x; x < all->x + all->width; )
-        {
-          int           w = MAX (MERGE_TILE, (int) (target / h / MERGE_TILE + 0.5) * MERGE_TILE);
-          GeglRectangle c = { x, y, MIN (w, all->x + all->width - x), h };
-          gint64        t0 = g_get_monotonic_time ();
-
-          gegl_node_blit (sink, 1.0, &c, NULL, NULL, 0, GEGL_BLIT_DEFAULT);
-          target = (double) c.width * c.height * MERGE_INTERVAL
-                   / MAX (1e-4, (g_get_monotonic_time () - t0) / 1e6);
-          target = CLAMP (target, 4096.0, 4096.0 * 4096.0);
-          x += c.width;
-        }
-      y += h;
-    }
-  return (g_get_monotonic_time () - start) / 1000.0;
-}
-
 /* A whole-layer render of a fresh graph into a fresh buffer: in chunks as a
  * merge, or in one request; milliseconds. */
 static double
@@ -299,7 +324,12 @@ run_whole (const char *op, GeglBuffer *layer, double sigma, int chunked)
 
   gegl_node_link_many (src, blur, sink, NULL);
   if (chunked)
-    ms = render_merge (sink, all);
+    {
+      ChunkTarget t = { sink, NULL, 0 };
+
+      chunk_adaptively (all, 1.0 / 8.0, render_chunk, &t);
+      ms = (g_get_monotonic_time () - start) / 1000.0;
+    }
   else
     {
       gegl_node_process (sink);
@@ -343,8 +373,12 @@ print_header (const Options *o)
       printf (", whole-layer renders at level 0\n\n");
       return;
     }
-  printf (", viewport %dx%d display pixels in %d-pixel chunks, %d steps of +2 %%\n\n",
-          o->view_w, o->view_h, o->chunk, o->steps);
+  printf (", viewport %dx%d display pixels in ", o->view_w, o->view_h);
+  if (o->chunk)
+    printf ("%d-pixel chunks", o->chunk);
+  else
+    printf ("GIMP's adaptive chunks (1/15 s)");
+  printf (", %d steps of +2 %%\n\n", o->steps);
   printf ("| operation | zoom | sigma | first step ms | next steps ms (mean)%s |\n", o->check ? " | max diff" : "");
   printf ("| --- | --- | --- | --- | ---%s |\n", o->check ? " | ---" : "");
 }

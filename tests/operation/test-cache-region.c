@@ -1,6 +1,6 @@
 /* What the operation renders for a request (operation/cache-region.c): the
  * canvas's chunks get a block around them that later chunks reuse, large
- * requests the whole layer.  Ends with "N passed, N failed". */
+ * requests the whole layer, those in between themselves.  Ends with "N passed, N failed". */
 #include "cache-region.h"
 
 #include <stdio.h>
@@ -38,21 +38,24 @@ canvas_chunks (void)
          "a chunk across a block edge adds only its overhang", &rb);
 }
 
-/* Requests of more than 1/128 of the layer (a merge's grown chunk, a
- * zoomed-out canvas, an export) get the whole layer. */
+/* Requests of 1/8 of the layer or more (a merge's or an export's later
+ * chunks) get the whole layer; mid-sized ones (GIMP's adaptive chunks)
+ * just themselves, never the whole layer. */
 static void
 large_requests (void)
 {
   GeglRectangle box = { 0, 0, 6000, 4000 };
-  GeglRectangle merge = { 0, 0, 1024, 512 }, whole = box, small_layer = { 0, 0, 1000, 800 };
-  GeglRectangle chunk = { 100, 100, 256, 256 };
+  GeglRectangle merge = { 0, 0, 3000, 1000 }, whole = box, mid = { 1000, 1000, 1500, 1200 };
+  GeglRectangle below = { 0, 0, 2999, 1000 };
   GeglRectangle r1 = operation_cached_region (&merge, &box);
   GeglRectangle r2 = operation_cached_region (&whole, &box);
-  GeglRectangle r3 = operation_cached_region (&chunk, &small_layer);
+  GeglRectangle r3 = operation_cached_region (&mid, &box);
+  GeglRectangle r4 = operation_cached_region (&below, &box);
 
-  check (gegl_rectangle_equal (&r1, &box), "a large request gets the whole layer", &r1);
+  check (gegl_rectangle_equal (&r1, &box), "1/8 of the layer gets the whole layer", &r1);
   check (gegl_rectangle_equal (&r2, &box), "the whole layer gets the whole layer", &r2);
-  check (gegl_rectangle_equal (&r3, &small_layer), "a small layer is rendered whole", &r3);
+  check (gegl_rectangle_equal (&r3, &mid), "a mid-sized request gets just itself", &r3);
+  check (gegl_rectangle_equal (&r4, &below), "just under 1/8 of the layer gets itself", &r4);
 }
 
 /* At the layer's edges, and with negative coordinates, the block is clipped
