@@ -4,7 +4,7 @@
 #include "cache-region.h"
 
 /* A request of 1/WHOLE_FRACTION of the layer or more (a merge's or an
- * export's later chunks) gets the whole layer: one engine run, no halos. */
+ * export's grown chunks) gets the whole layer: one engine run, no halos. */
 #define WHOLE_FRACTION 8
 /* A request whose larger side is at most BLOCK_MAX / BLOCK_SIDES (the
  * canvas's chunks at 100 and 50 % zoom, GIMP's first adaptive chunks) gets
@@ -28,6 +28,10 @@ operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box)
   GeglRectangle region;
 
   if ((gint64) roi->width * roi->height * WHOLE_FRACTION >= (gint64) box->width * box->height)
+    return *box;
+  /* GIMP walks a whole layer (a merge, an export, a view of all of it) from
+   * its top-left corner; a zoomed-in view starts where the window is. */
+  if (roi->x == box->x && roi->y == box->y)
     return *box;
   while (block < BLOCK_SIDES * MAX (roi->width, roi->height))
     block *= 2;

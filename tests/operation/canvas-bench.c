@@ -12,8 +12,8 @@
  * milliseconds and the mean of the following ones; with --check, the
  * largest difference (in levels) between the viewport and a whole-layer
  * render at the same level, a case passing within 1 level (the viewport at
- * the layer's centre, or with --corner at its top-left corner, where the
- * blur meets the edges).  With --merge it times whole-layer renders
+ * the layer's centre, or with --corner a few pixels from its top-left
+ * corner, where the blur meets the edges).  With --merge it times whole-layer renders
  * instead: as GIMP merges a filter (growing chunks) and in one request (the
  * gegl tool, an export).  The gegl_tile_dup warnings GEGL printed are
  * counted per operation.  --chunk 0 renders the viewport in GIMP's adaptive
@@ -151,15 +151,16 @@ level_of (double zoom)
   return level;
 }
 
-/* The viewport in the level's coordinates, centred on the layer (or at its
- * corner) and clipped to it. */
+/* The viewport in the level's coordinates, centred on the layer (or a few
+ * pixels from its top-left corner, where the blocks meet its edges: at the
+ * corner itself the operation renders the whole layer) and clipped to it. */
 static GeglRectangle
 viewport_at (const Options *o, double zoom, int level)
 {
   double        scale = zoom * (1 << level);   /* display pixels per level pixel */
   int           lw = o->width >> level, lh = o->height >> level;
   int           vw = (int) ceil (o->view_w / scale), vh = (int) ceil (o->view_h / scale);
-  GeglRectangle v = { o->corner ? 0 : (lw - vw) / 2, o->corner ? 0 : (lh - vh) / 2, vw, vh };
+  GeglRectangle v = { o->corner ? 7 : (lw - vw) / 2, o->corner ? 5 : (lh - vh) / 2, vw, vh };
   GeglRectangle layer = { 0, 0, lw, lh };
 
   gegl_rectangle_intersect (&v, &v, &layer);

@@ -46,7 +46,7 @@ large_requests (void)
 {
   GeglRectangle box = { 0, 0, 6000, 4000 };
   GeglRectangle merge = { 0, 0, 3000, 1000 }, whole = box, mid = { 1000, 1000, 1500, 1200 };
-  GeglRectangle below = { 0, 0, 2999, 1000 };
+  GeglRectangle below = { 100, 100, 2999, 1000 };
   GeglRectangle r1 = operation_cached_region (&merge, &box);
   GeglRectangle r2 = operation_cached_region (&whole, &box);
   GeglRectangle r3 = operation_cached_region (&mid, &box);
@@ -58,17 +58,22 @@ large_requests (void)
   check (gegl_rectangle_equal (&r4, &below), "just under 1/8 of the layer gets itself", &r4);
 }
 
-/* At the layer's edges, and with negative coordinates, the block is clipped
- * to the layer and still aligned. */
+/* A render from the layer's top-left corner (a merge, an export, a view of
+ * all of it) gets the whole layer; a chunk beside the corner, its block
+ * clipped to the layer, with negative coordinates too. */
 static void
 edges (void)
 {
   GeglRectangle box = { -3000, -2000, 6000, 4000 };
-  GeglRectangle corner = { -3000, -2000, 256, 256 }, neg = { -700, -300, 200, 200 };
+  GeglRectangle corner = { -3000, -2000, 128, 64 }, beside = { -2993, -1995, 256, 256 };
+  GeglRectangle neg = { -700, -300, 200, 200 };
   GeglRectangle rc = operation_cached_region (&corner, &box);
+  GeglRectangle rb = operation_cached_region (&beside, &box);
   GeglRectangle rn = operation_cached_region (&neg, &box);
 
-  check (contains (&box, &rc) && contains (&rc, &corner), "a corner chunk's block stays in the layer", &rc);
+  check (gegl_rectangle_equal (&rc, &box), "a render from the top-left corner gets the whole layer", &rc);
+  check (contains (&box, &rb) && contains (&rb, &beside) && rb.x == box.x && rb.y == box.y
+         && rb.width == 440 && rb.height == 464, "a chunk beside the corner gets its block, clipped", &rb);
   check (contains (&rn, &neg) && rn.x == -1024 && rn.y == -512 && rn.height == 512,
          "negative coordinates align down", &rn);
 }
