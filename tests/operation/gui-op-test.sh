@@ -233,7 +233,7 @@ if wait_for "the image window" 240 find_window '.-1\.0 \('; then
     t0=$opened
     if settle "$work/plain.png" "$work/preview1.png" 90; then
       result 1 "the canvas shows the blur" "$(changed "$work/plain.png" "$work/preview1.png") pixels changed"
-      echo "canvas with the defaults: $took s"
+      echo "canvas with the defaults (from the entry taken): $took s"
     else result 0 "the canvas shows the blur" "no change in 90 s"
     fi
     x import -window root "$artifacts/$shot-operation-dialog.png"
