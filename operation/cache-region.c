@@ -37,11 +37,12 @@ operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box)
     block *= 2;
   if (block > BLOCK_MAX)
     return *roi;
-  /* The block holding the request's centre, and the request's overhang:
-   * a chunk across a block edge then redoes only its overhang, not the
-   * block beside it, which an earlier chunk may have rendered. */
-  region.x = floor_to (roi->x + roi->width / 2, block);
-  region.y = floor_to (roi->y + roi->height / 2, block);
+  /* The block holding the request's last pixel, and the request's overhang:
+   * GIMP renders chunks left to right, top to bottom, so a chunk across a
+   * block edge redoes only its own part of the block an earlier chunk
+   * rendered, not that block. */
+  region.x = floor_to (roi->x + roi->width - 1, block);
+  region.y = floor_to (roi->y + roi->height - 1, block);
   region.width = region.height = block;
   gegl_rectangle_bounding_box (&region, &region, roi);
   gegl_rectangle_intersect (&region, &region, box);
