@@ -1,7 +1,7 @@
 /* Renders a blur the way GIMP 3's canvas shows a filter while its slider
  * moves: a layer (buffer-source) through the operation, and after each
- * change of the std-devs only the viewport, chunk by chunk, with
- * gegl_node_blit_buffer at the zoom's mipmap level.  Each operation named
+ * change of the std-devs only the viewport, chunk by chunk, at the zoom's
+ * mipmap level (render_rect).  Each operation named
  * runs in this one process, alternating, so their times compare.
  *
  *   canvas-bench [--op NAME]... [--size WxH] [--depth 8|16] [--zoom Z]...
@@ -167,6 +167,28 @@ viewport_at (const Options *o, double zoom, int level)
   return v;
 }
 
+/* Renders rect, in the level's coordinates, into canvas.  Above level 0 with
+ * gegl_node_blit at the level's scale (main enables mipmap rendering):
+ * gegl_node_blit_buffer would copy the result's level-0 tiles, which a
+ * render at the level never writes (a blank canvas, and a gegl_tile_dup
+ * warning per tile shared with it). */
+static void
+render_rect (GeglNode *node, GeglBuffer *canvas, const GeglRectangle *rect, int level)
+{
+  const Babl *format = gegl_buffer_get_format (canvas);
+  guchar     *data;
+
+  if (level == 0)
+    {
+      gegl_node_blit_buffer (node, canvas, rect, 0, GEGL_ABYSS_NONE);
+      return;
+    }
+  data = g_malloc ((gsize) rect->width * rect->height * babl_format_get_bytes_per_pixel (format));
+  gegl_node_blit (node, 1.0 / (1 << level), rect, format, data, GEGL_AUTO_ROWSTRIDE, GEGL_BLIT_DEFAULT);
+  gegl_buffer_set (canvas, rect, 0, format, data, GEGL_AUTO_ROWSTRIDE);
+  g_free (data);
+}
+
 /* GimpChunkIterator's chunks, as GIMP renders its canvas (every 1/15 s)
  * and merges a filter: the first is one tile (GEGL's default, 128×64), and
  * each next one is sized to take `interval` at the rate of the last; rows
@@ -215,7 +237,7 @@ render_chunk (const GeglRectangle *c, gpointer data)
   ChunkTarget *t = data;
 
   if (t->canvas)
-    gegl_node_blit_buffer (t->node, t->canvas, c, t->level, GEGL_ABYSS_NONE);
+    render_rect (t->node, t->canvas, c, t->level);
   else
     gegl_node_blit (t->node, 1.0, c, NULL, NULL, 0, GEGL_BLIT_DEFAULT);
 }
@@ -235,7 +257,7 @@ render_view (GeglNode *blur, GeglBuffer *canvas, const GeglRectangle *view, int 
       {
         GeglRectangle c = { x, y, MIN (chunk, view->x + view->width - x),
                             MIN (chunk, view->y + view->height - y) };
-        gegl_node_blit_buffer (blur, canvas, &c, level, GEGL_ABYSS_NONE);
+        render_rect (blur, canvas, &c, level);
       }
   return (g_get_monotonic_time () - start) / 1000.0;
 }
@@ -259,7 +281,7 @@ check_view (const char *op, GeglBuffer *layer, double sigma, GeglBuffer *canvas,
   whole.height >>= level;
   full = gegl_buffer_new (&whole, gegl_buffer_get_format (canvas));
   gegl_node_link (src, blur);
-  gegl_node_blit_buffer (blur, full, &whole, level, GEGL_ABYSS_NONE);
+  render_rect (blur, full, &whole, level);
   a = g_new (float, n);
   b = g_new (float, n);
   gegl_buffer_get (canvas, view, 1.0, babl_format ("R'G'B'A float"), a, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
@@ -393,6 +415,8 @@ main (int argc, char **argv)
   GeglBuffer *layer;
 
   gegl_init (NULL, NULL);
+  /* Else gegl_node_blit renders a scale at level 0 and shrinks it. */
+  g_object_set (gegl_config (), "mipmap-rendering", TRUE, NULL);
   if (!parse_args (argc, argv, &o))
     {
       fprintf (stderr, "usage: %s [--op NAME]... [--size WxH] [--depth 8|16] [--zoom Z]... [--sigma S]...\n"
