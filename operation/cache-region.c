@@ -14,6 +14,10 @@
  * fixed and adaptive chunks (docs/performance.md). */
 #define BLOCK_SIDES    2
 #define BLOCK_MAX      1024
+/* A view is about VIEW_CHUNKS small chunks (1920×1080 in 256-pixel ones):
+ * when the whole layer costs less than that many blocks with their halos
+ * (a zoomed-out view, a small layer), a small chunk gets the whole layer. */
+#define VIEW_CHUNKS    40
 
 static gint
 floor_to (gint v, gint block)
@@ -21,8 +25,18 @@ floor_to (gint v, gint block)
   return (v >= 0 ? v / block : -((-v + block - 1) / block)) * block;
 }
 
+/* Whether the blocks of a view cost more than the whole layer. */
+static gboolean
+view_costs_more (const GeglRectangle *roi, const GeglRectangle *box, gint block, gint radius)
+{
+  gdouble halo = (gdouble) (block + 2 * radius) / block;
+
+  return (gdouble) box->width * box->height
+         < VIEW_CHUNKS * (gdouble) roi->width * roi->height * halo * halo;
+}
+
 GeglRectangle
-operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box)
+operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
 {
   gint          block = 1;
   GeglRectangle region;
@@ -33,10 +47,14 @@ operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box)
    * its top-left corner; a zoomed-in view starts where the window is. */
   if (roi->x == box->x && roi->y == box->y)
     return *box;
-  while (block < BLOCK_SIDES * MAX (roi->width, roi->height))
+  /* Rounded down to 16: at a mipmap level GEGL asks for 2 pixels more on
+   * each side, which must not double the block. */
+  while (block < BLOCK_SIDES * (MAX (roi->width, roi->height) & ~15))
     block *= 2;
   if (block > BLOCK_MAX)
     return *roi;
+  if (view_costs_more (roi, box, block, radius))
+    return *box;
   /* The block holding the request's last pixel, and the request's overhang:
    * GIMP renders chunks left to right, top to bottom, so a chunk across a
    * block edge redoes only its own part of the block an earlier chunk

@@ -123,11 +123,13 @@ get_invalidated_by_change (GeglOperation *operation, const gchar *input_pad,
 static GeglRectangle
 get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
 {
-  GeglRectangle box = get_bounding_box (operation);
+  GeglProperties *o = GEGL_PROPERTIES (operation);
+  GeglRectangle   box = get_bounding_box (operation);
 
   if (gegl_rectangle_is_empty (&box) || gegl_rectangle_is_infinite_plane (&box))
     return *roi;
-  return operation_cached_region (roi, &box);
+  return operation_cached_region (roi, &box, MAX (gblur_radius (o->std_dev_x),
+                                                  gblur_radius (o->std_dev_y)));
 }
 
 static gboolean

@@ -26,8 +26,8 @@ canvas_chunks (void)
 {
   GeglRectangle box = { 0, 0, 6000, 4000 };
   GeglRectangle a = { 2112, 1600, 256, 256 }, b = { 2432, 1600, 256, 256 };
-  GeglRectangle ra = operation_cached_region (&a, &box);
-  GeglRectangle rb = operation_cached_region (&b, &box);
+  GeglRectangle ra = operation_cached_region (&a, &box, 9);
+  GeglRectangle rb = operation_cached_region (&b, &box, 9);
 
   check (contains (&ra, &a), "a chunk's region holds the chunk", &ra);
   check ((gint64) ra.width * ra.height <= 768 * 768, "a chunk's region is its block, not the layer", &ra);
@@ -47,13 +47,23 @@ large_requests (void)
   GeglRectangle box = { 0, 0, 6000, 4000 };
   GeglRectangle merge = { 0, 0, 3000, 1000 }, whole = box, mid = { 1000, 1000, 1500, 1200 };
   GeglRectangle below = { 100, 100, 2999, 1000 };
-  GeglRectangle r1 = operation_cached_region (&merge, &box);
-  GeglRectangle r2 = operation_cached_region (&whole, &box);
-  GeglRectangle r3 = operation_cached_region (&mid, &box);
-  GeglRectangle r4 = operation_cached_region (&below, &box);
+  GeglRectangle r1 = operation_cached_region (&merge, &box, 9);
+  GeglRectangle r2 = operation_cached_region (&whole, &box, 9);
+  GeglRectangle r3 = operation_cached_region (&mid, &box, 300);
+  GeglRectangle r4 = operation_cached_region (&below, &box, 300);
+  GeglRectangle level1 = { 1078, 918, 516, 516 };   /* a 256-pixel chunk at 50 % zoom */
+  GeglRectangle r5 = operation_cached_region (&level1, &box, 9);
+  GeglRectangle small_layer = { 0, 0, 2000, 1500 }, chunk = { 700, 500, 256, 256 };
+  GeglRectangle r6 = operation_cached_region (&chunk, &small_layer, 300);
+  GeglRectangle r7 = operation_cached_region (&chunk, &small_layer, 9);
 
   check (gegl_rectangle_equal (&r1, &box), "1/8 of the layer gets the whole layer", &r1);
   check (gegl_rectangle_equal (&r2, &box), "the whole layer gets the whole layer", &r2);
+  check (contains (&r5, &level1) && r5.x == 1024 && r5.x + r5.width == 2048 && r5.y + r5.height == 2048,
+         "a chunk with GEGL's mipmap margin gets the block of its size", &r5);
+  check (gegl_rectangle_equal (&r6, &small_layer), "a view of a small layer costing more in blocks gets it whole", &r6);
+  check (contains (&r7, &chunk) && r7.x == 512 && r7.x + r7.width == 1024 && r7.y + r7.height == 1024,
+         "a small blur there still gets blocks", &r7);
   check (gegl_rectangle_equal (&r3, &mid), "a mid-sized request gets just itself", &r3);
   check (gegl_rectangle_equal (&r4, &below), "just under 1/8 of the layer gets itself", &r4);
 }
@@ -67,9 +77,9 @@ edges (void)
   GeglRectangle box = { -3000, -2000, 6000, 4000 };
   GeglRectangle corner = { -3000, -2000, 128, 64 }, beside = { -2993, -1995, 256, 256 };
   GeglRectangle neg = { -700, -300, 200, 200 };
-  GeglRectangle rc = operation_cached_region (&corner, &box);
-  GeglRectangle rb = operation_cached_region (&beside, &box);
-  GeglRectangle rn = operation_cached_region (&neg, &box);
+  GeglRectangle rc = operation_cached_region (&corner, &box, 9);
+  GeglRectangle rb = operation_cached_region (&beside, &box, 9);
+  GeglRectangle rn = operation_cached_region (&neg, &box, 9);
 
   check (gegl_rectangle_equal (&rc, &box), "a render from the top-left corner gets the whole layer", &rc);
   check (contains (&box, &rb) && contains (&rb, &beside) && rb.x == box.x && rb.y == box.y
