@@ -41,6 +41,8 @@ operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box, gin
   gint          block = 1;
   GeglRectangle region;
 
+  if (gegl_rectangle_is_empty (roi))
+    return *roi;
   if ((gint64) roi->width * roi->height * WHOLE_FRACTION >= (gint64) box->width * box->height)
     return *box;
   /* GIMP walks a whole layer (a merge, an export, a view of all of it) from

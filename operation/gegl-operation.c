@@ -117,9 +117,8 @@ get_invalidated_by_change (GeglOperation *operation, const gchar *input_pad,
   return grow (input_region, GEGL_PROPERTIES (operation));
 }
 
-/* What one render blurs and GEGL caches: the whole layer, or, for a small
- * part of it (the canvas near 100 % zoom), aligned blocks around it
- * (cache-region.h). */
+/* What one render blurs and GEGL caches: the whole layer, a block around
+ * a small request (the canvas zoomed in), or the request (cache-region.h). */
 static GeglRectangle
 get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
 {

@@ -70,7 +70,7 @@ large_requests (void)
 
 /* A render from the layer's top-left corner (a merge, an export, a view of
  * all of it) gets the whole layer; a chunk beside the corner, its block
- * clipped to the layer, with negative coordinates too. */
+ * clipped to the layer, with negative coordinates too; nothing, nothing. */
 static void
 edges (void)
 {
@@ -80,10 +80,13 @@ edges (void)
   GeglRectangle rc = operation_cached_region (&corner, &box, 9);
   GeglRectangle rb = operation_cached_region (&beside, &box, 9);
   GeglRectangle rn = operation_cached_region (&neg, &box, 9);
+  GeglRectangle empty = { 10, 10, 0, 0 };
+  GeglRectangle re = operation_cached_region (&empty, &box, 9);
 
   check (gegl_rectangle_equal (&rc, &box), "a render from the top-left corner gets the whole layer", &rc);
   check (contains (&box, &rb) && contains (&rb, &beside) && rb.x == box.x && rb.y == box.y
          && rb.width == 440 && rb.height == 464, "a chunk beside the corner gets its block, clipped", &rb);
+  check (gegl_rectangle_is_empty (&re), "an empty request stays empty", &re);
   check (contains (&rn, &neg) && rn.x == -700 && rn.x + rn.width == 0 && rn.y == -512 && rn.height == 512,
          "negative coordinates align down", &rn);
 }
