@@ -19,7 +19,8 @@
 # opened by Filters ▸ Re-Show Last.  With GUI_LANG=ko (or de) GIMP
 # runs in that language: the search would type the label as po/LANG.po
 # translates it, and the dialog's title must begin with the translated
-# title.  Ends with "N passed, N failed".
+# title.  OPGUI_ZOOM=100 shows the layer at 100 % (the part of it that fits)
+# instead of whole.  Ends with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -179,6 +180,12 @@ if wait_for "the image window" 240 find_window '.-1\.0 \('; then
   image_win=$win
   x xdotool mousemove 1279 1023; steady "$work/plain.png" 60
   x xdotool windowfocus --sync "$image_win"
+  if [ "${OPGUI_ZOOM:-}" = 100 ]; then
+    # View ▸ Zoom 1:1 before the filter opens (with its dialog open, 3.2
+    # closes the dialog on a zoom): the canvas shows part of the layer.
+    x xdotool key 1; steady "$work/plain.png" 60
+    x xdotool windowfocus --sync "$image_win"
+  fi
   if [ $route = search ]; then
     # Its menu entry, by its label, through the action search ("/").
     x xdotool key slash
