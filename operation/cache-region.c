@@ -6,6 +6,8 @@
 /* A request of 1/WHOLE_FRACTION of the layer or more (a merge's or an
  * export's grown chunks) gets the whole layer: one engine run, no halos. */
 #define WHOLE_FRACTION 8
+/* A merge's first chunk: one of GEGL's 128×64 tiles (two, to be safe). */
+#define FIRST_TILES    (128 * 128)
 /* A request whose larger side is at most BLOCK_MAX / BLOCK_SIDES (the
  * canvas's chunks at 100 and 50 % zoom, GIMP's first adaptive chunks) gets
  * the aligned block of BLOCK_SIDES times its side, as a power of two, which
@@ -45,9 +47,10 @@ operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box, gin
     return *roi;
   if ((gint64) roi->width * roi->height * WHOLE_FRACTION >= (gint64) box->width * box->height)
     return *box;
-  /* GIMP walks a whole layer (a merge, an export, a view of all of it) from
-   * its top-left corner; a zoomed-in view starts where the window is. */
-  if (roi->x == box->x && roi->y == box->y)
+  /* GIMP's merges start at the layer's top-left corner with one tile; its
+   * canvas starts where the window is, and goes on to the rest of the layer
+   * (from that corner too) in chunks grown to take 1/15 s. */
+  if (roi->x == box->x && roi->y == box->y && (gint64) roi->width * roi->height <= FIRST_TILES)
     return *box;
   /* Rounded down to 16: at a mipmap level GEGL asks for 2 pixels more on
    * each side, which must not double the block. */

@@ -7,9 +7,8 @@
 #include <gegl.h>
 
 /* What to render and cache for a request `roi` of the layer `box`, for a
- * blur reaching `radius` pixels: for a large part of the layer, or one at
- * its top-left corner (where a merge, an export or a view of the whole
- * layer starts), the whole box; for a small chunk (the canvas's), `roi`
+ * blur reaching `radius` pixels: for a large part of the layer, or a tile
+ * at its top-left corner (where GIMP's merge starts), the whole box; for a small chunk (the canvas's), `roi`
  * grown to an aligned block, so that the chunks of a view share engine runs
  * and halos instead of each paying its own, unless a view's blocks would
  * cost more than the whole box; for one in between, `roi` itself. */

@@ -19,8 +19,8 @@
 # opened by Filters ▸ Re-Show Last.  With GUI_LANG=ko (or de) GIMP
 # runs in that language: the search would type the label as po/LANG.po
 # translates it, and the dialog's title must begin with the translated
-# title.  OPGUI_ZOOM=100 shows the layer at 100 % (the part of it that fits)
-# instead of whole.  Ends with "N passed, N failed".
+# title.  By hand: OPGUI_ZOOM=100 shows the layer at 100 % (the part of it
+# that fits) instead of whole, OPGUI_LAYER=WxH another size.  Ends with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -63,13 +63,15 @@ search_title=$(echo "$mnemonic" | sed -n 2p)
 mnemonic=$(echo "$mnemonic" | head -n 1)
 echo "== route: $route; title '$title'; label '$label'; Filters: alt+$mnemonic"
 
-# A large layer, 4000x3000: grey squares of 100 pixels (edges that every
-# Size X moves by a different amount) and a little noise (any blur changes
-# the pixels between them).
+# A large layer, 4000x3000 (OPGUI_LAYER=WxH): grey squares of 100 pixels
+# (edges that every Size X moves by a different amount) and a little noise
+# (any blur changes the pixels between them).
+layer=${OPGUI_LAYER:-4000x3000}
 $PY -c "
 import sys; sys.path.insert(0, '$top/tests/gimp'); import batch_test as bt, numpy as np
-y, x = np.ogrid[0:3000, 0:4000]
-g = 50 + 150 * ((x // 100 + y // 100) % 2) + np.random.default_rng(1).integers(0, 24, (3000, 4000))
+h, w = ${layer#*x}, ${layer%x*}
+y, x = np.ogrid[0:h, 0:w]
+g = 50 + 150 * ((x // 100 + y // 100) % 2) + np.random.default_rng(1).integers(0, 24, (h, w))
 bt.imwrite('$work/in.png', np.repeat(g.astype(np.uint8)[..., None], 3, axis=2))" || exit 1
 # The script reports the layer's filters after OK and after Undo, then quits.
 cat >"$work/opgui.scm" <<SCM

@@ -68,8 +68,9 @@ large_requests (void)
   check (gegl_rectangle_equal (&r4, &below), "just under 1/8 of the layer gets itself", &r4);
 }
 
-/* A render from the layer's top-left corner (a merge, an export, a view of
- * all of it) gets the whole layer; a chunk beside the corner, its block
+/* A tile at the layer's top-left corner (where GIMP's merge starts) gets
+ * the whole layer, a larger chunk there (the canvas going on to the rest
+ * of the layer) just itself; a chunk beside the corner, its block
  * clipped to the layer, with negative coordinates too; nothing, nothing. */
 static void
 edges (void)
@@ -78,12 +79,15 @@ edges (void)
   GeglRectangle corner = { -3000, -2000, 128, 64 }, beside = { -2993, -1995, 256, 256 };
   GeglRectangle neg = { -700, -300, 200, 200 };
   GeglRectangle rc = operation_cached_region (&corner, &box, 9);
+  GeglRectangle grown = { -3000, -2000, 1024, 1024 };
+  GeglRectangle rg = operation_cached_region (&grown, &box, 9);
   GeglRectangle rb = operation_cached_region (&beside, &box, 9);
   GeglRectangle rn = operation_cached_region (&neg, &box, 9);
   GeglRectangle empty = { 10, 10, 0, 0 };
   GeglRectangle re = operation_cached_region (&empty, &box, 9);
 
-  check (gegl_rectangle_equal (&rc, &box), "a render from the top-left corner gets the whole layer", &rc);
+  check (gegl_rectangle_equal (&rc, &box), "a tile at the top-left corner (a merge's first) gets the whole layer", &rc);
+  check (gegl_rectangle_equal (&rg, &grown), "a canvas's grown chunk at the corner gets just itself", &rg);
   check (contains (&box, &rb) && contains (&rb, &beside) && rb.x == box.x && rb.y == box.y
          && rb.width == 440 && rb.height == 464, "a chunk beside the corner gets its block, clipped", &rb);
   check (gegl_rectangle_is_empty (&re), "an empty request stays empty", &re);
