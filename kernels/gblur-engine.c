@@ -25,7 +25,7 @@ struct gblur_engine {
   int           cuda_deferred; /* CUDA not tried yet (gblur_config.defer_cuda) */
   gblur_settings settings;     /* configuration and environment, read once */
   gblur_stall   stall;         /* GBLUR_FAULT=stall: the run's progress relay */
-  char          description[160];
+  char          description[320];
   char          cuda_reason[256];
   char          last_error[512];
   gblur_host_pool host;        /* gblur_engine_alloc_host's buffers */

@@ -32,6 +32,7 @@
 #include "launchers.cuh"
 #include "tuning.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@
 
 struct gblur_cuda {
   int           device;
-  char          name[256];
+  char          name[320];
   size_t        fused_shared_limit; /* dynamic shared memory a fused tile may use */
   size_t        shared_optin;       /* the most dynamic shared memory a block may have */
   bool          gray_off;           /* one channel on the general kernels, no small-radius RGBA kernel (GBLUR_CUDA_NO_GRAY) */
@@ -93,6 +94,62 @@ fault_hit (int nth, int *count)
 
 /* ---- open, close ---- */
 
+/* The driver branch the linked runtime needs (minor-version compatibility). */
+static int
+driver_branch_needed (void)
+{
+  return CUDART_VERSION >= 13000 ? 580 : CUDART_VERSION >= 12000 ? 525 : 450;
+}
+
+/* "CUDA 12.4 runtime (needs NVIDIA driver R525+)": what this build links in. */
+static void
+runtime_label (char *buf, size_t size)
+{
+  snprintf (buf, size, "CUDA %d.%d runtime (needs NVIDIA driver R%d+)", CUDART_VERSION / 1000,
+            CUDART_VERSION % 1000 / 10, driver_branch_needed ());
+}
+
+/* The kernel module's version ("535.261.03"), or "" where it cannot be read. */
+static void
+driver_release (char *buf, size_t size)
+{
+  FILE       *f = fopen ("/proc/driver/nvidia/version", "r");
+  char        line[256], word[sizeof line] = "";
+  const char *at;
+
+  if (f && fgets (line, sizeof line, f) && (at = strstr (line, "Module")))
+    sscanf (at + 6, " %255s", word);
+  if (f)
+    fclose (f);
+  snprintf (buf, size, "%s", word);
+}
+
+/* False, and why in err, when no driver or one too old for the runtime. */
+static bool
+driver_usable (char *err, size_t err_size)
+{
+  char  runtime[80], release[32];
+  int   version = 0;
+  void *libcuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+
+  runtime_label (runtime, sizeof runtime);
+  if (!libcuda)
+    {
+      snprintf (err, err_size, "no NVIDIA driver (libcuda.so.1 not found); this build's %s", runtime);
+      return false;
+    }
+  dlclose (libcuda);
+  if (cudaDriverGetVersion (&version) != cudaSuccess || version / 1000 < CUDART_VERSION / 1000)
+    {
+      driver_release (release, sizeof release);
+      snprintf (err, err_size, "NVIDIA driver %s%s(CUDA %d.%d) is too old for this build's %s",
+                release, *release ? " " : "", version / 1000, version % 1000 / 10, runtime);
+      cudaGetLastError (); /* clear */
+      return false;
+    }
+  return true;
+}
+
 extern "C" gblur_cuda *
 gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
 {
@@ -100,8 +157,12 @@ gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
   cudaDeviceProp           prop;
   gblur_cuda              *cuda = NULL;
   const gblur_srgb_tables *srgb = gblur_srgb_tables_get ();
-  cudaError_t              e = cudaGetDeviceCount (&count);
+  char                     runtime[80];
+  cudaError_t              e;
 
+  if (!driver_usable (err, err_size))
+    return NULL;
+  e = cudaGetDeviceCount (&count);
   if (e != cudaSuccess)
     {
       snprintf (err, err_size, "no CUDA device: %s", cudaGetErrorString (e));
@@ -136,7 +197,8 @@ gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
                 prop.name, prop.major, prop.minor, cudaGetErrorString (e));
       goto fail;
     }
-  snprintf (cuda->name, sizeof cuda->name, "%s", prop.name);
+  runtime_label (runtime, sizeof runtime);
+  snprintf (cuda->name, sizeof cuda->name, "%.200s (sm_%d%d), %s", prop.name, prop.major, prop.minor, runtime);
   /* Up to the opt-in maximum, but at most 160 KiB so that big tiles (whose
    * halo would dominate anyway) take the two-kernel path. */
   cuda->fused_shared_limit = prop.sharedMemPerBlockOptin < ((size_t) 160 << 10)

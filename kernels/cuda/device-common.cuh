@@ -7,6 +7,14 @@
 #include "gblur-internal.h"
 #include "tile.cuh"
 
+/* Kernel arguments read in place from the constant bank; before sm_70 nvcc
+ * refuses the annotation, and they are copied as any argument is. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+#define GRID_CONSTANT
+#else
+#define GRID_CONSTANT __grid_constant__
+#endif
+
 __device__ __forceinline__ int clampi (int v, int lo, int hi) { return min (max (v, lo), hi); }
 
 __device__ __forceinline__ float clamp01 (float v) { return fminf (fmaxf (v, 0.0f), 1.0f); }

@@ -218,9 +218,11 @@ gray_horizontal (const GrayArgs &a, int rp, int tw, const float *mid, unsigned *
           stage[y * STAGE_W + 2 * q + 1] = hi;
         }
       else
+        {
 #pragma unroll
-        for (int j = 0; j < 8; j++)
-          stage[y * STAGE_W + 8 * q + j] = __float_as_uint (acc[j][0]);
+          for (int j = 0; j < 8; j++)
+            stage[y * STAGE_W + 8 * q + j] = __float_as_uint (acc[j][0]);
+        }
     }
 }
 
@@ -251,7 +253,7 @@ gray_store (const GrayArgs &a, int tw, int bx0, int by0, const unsigned *stage)
 
 template <typename T, bool LINEAR, int RB>
 __global__ void __launch_bounds__ (GRAY_THREADS)
-gray_tile (const __grid_constant__ GrayArgs a)
+gray_tile (const GRID_CONSTANT GrayArgs a)
 {
   using Shape = GrayShape<RB>;
   constexpr int TH = Shape::TH, S = Shape::S, STAGE_W = gray_stage_w<T, RB>;
@@ -481,7 +483,7 @@ small_store (const SmallArgs &a, int bx0, int by0, const unsigned char *stage)
 
 template <typename T, bool LINEAR, int R>
 __global__ void __launch_bounds__ (GRAY_THREADS)
-gray_tile_small (const __grid_constant__ SmallArgs a)
+gray_tile_small (const GRID_CONSTANT SmallArgs a)
 {
   extern __shared__ float smem[];
   float         *mid = smem;                                       /* SMALL_TH x SMALL_S */

@@ -181,7 +181,7 @@ mma_small_store (const cuda_tile &t, int bx0, int by0, const unsigned char *stag
 #define SM_MIN_BLOCKS 5
 #endif
 __global__ void __launch_bounds__ (SM_THREADS, SM_MIN_BLOCKS)
-mma_small_tile (const __grid_constant__ cuda_tile t, float offset)
+mma_small_tile (const GRID_CONSTANT cuda_tile t, float offset)
 {
   __shared__ __align__ (16) unsigned char tile[SM_IN_ROWS * SM_TILE_S];   /* fp16 */
   __shared__ __align__ (16) unsigned char stage[SM_TH * SM_STAGE_S];

@@ -282,7 +282,7 @@ mma_store (const MmaArgs &a, int o0, int y0, const OUT *stage)
 
 template <typename IN, typename OUT, int CH>
 __global__ void __launch_bounds__ (MMA_THREADS)
-mma_rows_transposed (const __grid_constant__ MmaArgs a)
+mma_rows_transposed (const GRID_CONSTANT MmaArgs a)
 {
   extern __shared__ uint4 mma_smem[];
   const int tile_cols = a.ktiles * 16;

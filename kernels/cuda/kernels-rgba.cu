@@ -142,7 +142,7 @@ rgba_horizontal (const RgbaArgs &a, int bx0, int by0, const float *mid)
 
 template <int R>
 __global__ void __launch_bounds__ (RGBA_THREADS)
-rgba_tile_small (const __grid_constant__ RgbaArgs a)
+rgba_tile_small (const GRID_CONSTANT RgbaArgs a)
 {
   extern __shared__ float4 smem4[];
   float    *mid = (float *) smem4;                             /* RGBA_TH x S */

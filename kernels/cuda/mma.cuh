@@ -9,12 +9,23 @@
 
 #include <cuda_fp16.h>
 
+/* The backend takes the tensor-core paths on sm_80+ only (gblur_cuda.mma_off):
+ * older targets (ldmatrix needs sm_75, m16n8k16 sm_80) compile stubs. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define MMA_STUBS 1
+#endif
+
 __device__ __forceinline__ void
 mma_ldmatrix_x4 (unsigned (&r)[4], const void *row)
 {
+#ifdef MMA_STUBS
+  (void) r; (void) row;
+  __trap ();
+#else
   unsigned addr = (unsigned) __cvta_generic_to_shared (row);
   asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+#endif
 }
 
 /* The transposed form: lane 4 g + t gets rows 2t, 2t + 1 of column g of
@@ -22,17 +33,21 @@ mma_ldmatrix_x4 (unsigned (&r)[4], const void *row)
 __device__ __forceinline__ void
 mma_ldmatrix_x4_trans (unsigned (&r)[4], const void *row)
 {
+#ifdef MMA_STUBS
+  (void) r; (void) row;
+  __trap ();
+#else
   unsigned addr = (unsigned) __cvta_generic_to_shared (row);
   asm volatile ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+#endif
 }
 
-/* m16n8k16 needs sm_80; the backend only takes the tensor-core paths on
- * such devices (gblur_cuda.mma_off), so older targets compile a stub. */
+/* D += A B on the tensor cores. */
 __device__ __forceinline__ void
 mma_16816 (float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#ifdef MMA_STUBS
   (void) d; (void) a; (void) b0; (void) b1;
   __trap ();
 #else
