@@ -22,13 +22,15 @@ mirror=http://deb.debian.org/debian
 # forky's default gcc 16 (configure finds the older one by itself).
 packages="gimp libgimp-3.0-dev libgimp-3.0-bin liblcms2-dev libfftw3-dev build-essential autoconf automake libtool pkg-config gettext locales fonts-nanum dpkg-dev debhelper libgs-common"
 [ "$suite" = forky ] && packages="$packages g++-14"
-# Debian 13's own CUDA toolkit (12.4, non-free; nvcc wants g++-13): the
+# Debian 13's own CUDA toolkit (12.4, non-free) with the g++ it wants: the
 # Debian package and the release are built with it.
-[ "$suite" = trixie ] && packages="$packages nvidia-cuda-toolkit g++-13"
+[ "$suite" = trixie ] && packages="$packages nvidia-cuda-toolkit-gcc"
 # Locales the GUI tests run in.
 locales="ko_KR.UTF-8 de_DE.UTF-8"
 
 apt_install () { # installs $packages in the chroot, quietly; shows the log when it fails
+  # The toolkit is in non-free.
+  [ "$suite" = trixie ] && echo "deb $mirror $suite contrib non-free" >"$root/etc/apt/sources.list.d/contrib-non-free.list"
   chroot "$root" /bin/sh -c "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && \
     apt-get install -y -qq --no-install-recommends $packages" >"$root.apt.log" 2>&1 || {
     echo "gimp3-chroot: apt-get in $root failed:" >&2; tail -n 20 "$root.apt.log" >&2; return 1; }
@@ -43,15 +45,11 @@ if [ ! -f "$root/.ready" ]; then
     >"$root.debootstrap.log" 2>&1 || { tail -n 20 "$root.debootstrap.log" >&2; exit 1; }
   # The testing suites' Release files can be past their Valid-Until date on mirrors.
   echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99no-check-valid-until"
-  [ "$suite" = trixie ] && echo "deb $mirror $suite contrib non-free" >"$root/etc/apt/sources.list.d/contrib-non-free.list"
   mount -t proc proc "$root/proc" 2>/dev/null || true
   apt_install || { umount "$root/proc" 2>/dev/null; exit 1; }
   umount "$root/proc" 2>/dev/null || true
   touch "$root/.ready"
 fi
-# The toolkit is in non-free (older chroots lack the line).
-nonfree="$root/etc/apt/sources.list.d/contrib-non-free.list"
-[ "$suite" = trixie ] && [ ! -f "$nonfree" ] && echo "deb $mirror $suite contrib non-free" >"$nonfree"
 # What later versions of this script added to the package list (dpkg-query
 # -W alone also succeeds for packages that are known but not installed).
 installed=$(chroot "$root" dpkg-query -W -f='${db:Status-Status} ${Package}\n' $packages 2>/dev/null | grep -c '^installed ')
