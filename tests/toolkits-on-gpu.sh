@@ -5,7 +5,7 @@
 #   1. the engine suite (its output hashes too) and the fault suite on CUDA,
 #   2. the hashes compared with the first build's,
 #   3. compute-sanitizer memcheck on each build's sanitizer subset,
-#   4. tests/bench (cuda-device and cuda, all formats, sigma 1-100), the
+#   4. tests/bench (cuda-device and cuda, 4096², all formats, sigma 1-100), the
 #      builds taking turns, twice.
 # BUILDS is a folder of builds, one folder each (named by toolkit, e.g.
 # cuda13.0, cuda12.4, cuda11.8) holding test-engine, test-faults and bench;
@@ -45,7 +45,7 @@ done
 for round in 1 2; do
   for n in $names; do
     for backend in cuda-device cuda; do
-      "$builds/$n/bench" --backend $backend --format all --sigma 1 --sigma 3 --sigma 10 --sigma 30 --sigma 100 \
+      "$builds/$n/bench" --backend $backend --size 4096 --format all --sigma 1 --sigma 3 --sigma 10 --sigma 30 --sigma 100 \
         >"$OUT/bench-$n-$backend-$round.md" 2>&1 || status=1
     done
   done
