@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define GBLUR_MAX_RADIUS 1500          /* ceil(3 * GBLUR_SIGMA_MAX) */
+#define GBLUR_MAX_RADIUS 4500          /* ceil(3 * GBLUR_SIGMA_MAX) */
 #define GBLUR_DEFAULT_MEMORY_LIMIT ((size_t) 512 << 20)
 /* Taps per partial sum in the long sums of large radii.  One float sum of
  * 3001 taps drifts by up to ~1e-5, which un-premultiplying can turn into

@@ -3,71 +3,88 @@
 
 #include "cache-region.h"
 
-/* A request of 1/WHOLE_FRACTION of the layer or more (a merge's or an
- * export's grown chunks) gets the whole layer: one engine run, no halos. */
-#define WHOLE_FRACTION 8
-/* A merge's first chunk: one of GEGL's 128×64 tiles (two, to be safe). */
+/* A merge's first chunk: one of GEGL's 128×64 tiles (two, to be safe),
+ * which gets the whole layer: one engine run, no halos. */
 #define FIRST_TILES    (128 * 128)
-/* A request whose larger side is at most BLOCK_MAX / BLOCK_SIDES (the
- * canvas's chunks at 100 and 50 % zoom, GIMP's first adaptive chunks) gets
- * the aligned block of BLOCK_SIDES times its side, as a power of two, which
- * the next chunks reuse; a larger one gets just itself, so that no
- * mid-sized chunk costs the whole layer.  Fitted on the canvas benchmark,
- * fixed and adaptive chunks (docs/performance.md). */
-#define BLOCK_SIDES    2
-#define BLOCK_MAX      1024
-/* A view is about VIEW_CHUNKS small chunks (1920×1080 in 256-pixel ones):
- * when the whole layer costs less than that many blocks with their halos
- * (a zoomed-out view, a small layer), a small chunk gets the whole layer. */
-#define VIEW_CHUNKS    40
+/* GIMP's canvas renders the viewport first, from its top-left corner, in
+ * chunks on its 128-pixel tile grid: a chunk there gets a view's worth of
+ * the layer right of and below it (VIEW_W × VIEW_H, edges on the grid),
+ * which the view's next chunks find in GEGL's cache; one engine run and one
+ * halo for most of a view instead of one per chunk. */
+#define VIEW_W         2048
+#define VIEW_H         1280
+#define GRID           128
+/* A view's region of half the layer or more (a small layer) gets it whole. */
+#define VIEW_WHOLE     2
+/* Then GIMP renders the rest of the layer row by row from its sides: a
+ * chunk at the left or right edge (or BAND_WIDE of the layer's width) gets
+ * the full-width band from its first row down, at least BAND_ROWS and
+ * BAND_REACH radii tall: no halo at the sides, a halo above and below paid
+ * once per band, GIMP's next rows of chunks found in it.  So does a request
+ * for the whole layer (an export, the gegl tool): one engine run. */
+#define BAND_ROWS      512
+#define BAND_REACH     4
+#define BAND_WIDE      0.66
 
 static gint
-floor_to (gint v, gint block)
+ceil_to (gint v, gint grid)
 {
-  return (v >= 0 ? v / block : -((-v + block - 1) / block)) * block;
+  return (v >= 0 ? (v + grid - 1) / grid : -(-v / grid)) * grid;
 }
 
-/* Whether the blocks of a view cost more than the whole layer. */
-static gboolean
-view_costs_more (const GeglRectangle *roi, const GeglRectangle *box, gint block, gint radius)
+static gint64
+area (const GeglRectangle *r)
 {
-  gdouble halo = (gdouble) (block + 2 * radius) / block;
+  return (gint64) r->width * r->height;
+}
 
-  return (gdouble) box->width * box->height
-         < VIEW_CHUNKS * (gdouble) roi->width * roi->height * halo * halo;
+/* Whether `roi` is a chunk of the rest of the layer: at its left or right
+ * edge, where GIMP's canvas renders it row by row, or nearly as wide. */
+static gboolean
+is_band_chunk (const GeglRectangle *roi, const GeglRectangle *box)
+{
+  return roi->x <= box->x || roi->x + roi->width >= box->x + box->width
+         || roi->width >= BAND_WIDE * box->width;
+}
+
+/* The full-width band from `roi`'s first row down. */
+static GeglRectangle
+band_of (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
+{
+  gint          rows = MAX (roi->height, MAX (BAND_ROWS, BAND_REACH * radius));
+  GeglRectangle region = { box->x, roi->y, box->width, rows };
+
+  gegl_rectangle_intersect (&region, &region, box);
+  return region;
+}
+
+/* A view's worth of the layer from `roi` right and down, on the grid. */
+static GeglRectangle
+view_of (const GeglRectangle *roi, const GeglRectangle *box)
+{
+  GeglRectangle region = { roi->x, roi->y, 0, 0 };
+
+  region.width = ceil_to (roi->x + MAX (roi->width, VIEW_W), GRID) - roi->x;
+  region.height = ceil_to (roi->y + MAX (roi->height, VIEW_H), GRID) - roi->y;
+  gegl_rectangle_intersect (&region, &region, box);
+  return region;
 }
 
 GeglRectangle
 operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
 {
-  gint          block = 1;
   GeglRectangle region;
 
   if (gegl_rectangle_is_empty (roi))
     return *roi;
-  if ((gint64) roi->width * roi->height * WHOLE_FRACTION >= (gint64) box->width * box->height)
+  /* GIMP's merges start at the layer's top-left corner with one tile (so
+   * does its canvas when the view shows the whole layer). */
+  if (roi->x == box->x && roi->y == box->y && area (roi) <= FIRST_TILES)
     return *box;
-  /* GIMP's merges start at the layer's top-left corner with one tile; its
-   * canvas starts where the window is, and goes on to the rest of the layer
-   * (from that corner too) in chunks grown to take 1/15 s. */
-  if (roi->x == box->x && roi->y == box->y && (gint64) roi->width * roi->height <= FIRST_TILES)
+  if (is_band_chunk (roi, box))
+    return band_of (roi, box, radius);
+  region = view_of (roi, box);
+  if (area (&region) * VIEW_WHOLE >= area (box))
     return *box;
-  /* Rounded down to 16: at a mipmap level GEGL asks for 2 pixels more on
-   * each side, which must not double the block. */
-  while (block < BLOCK_SIDES * (MAX (roi->width, roi->height) & ~15))
-    block *= 2;
-  if (block > BLOCK_MAX)
-    return *roi;
-  if (view_costs_more (roi, box, block, radius))
-    return *box;
-  /* The block holding the request's last pixel, and the request's overhang:
-   * GIMP renders chunks left to right, top to bottom, so a chunk across a
-   * block edge redoes only its own part of the block an earlier chunk
-   * rendered, not that block. */
-  region.x = floor_to (roi->x + roi->width - 1, block);
-  region.y = floor_to (roi->y + roi->height - 1, block);
-  region.width = region.height = block;
-  gegl_rectangle_bounding_box (&region, &region, roi);
-  gegl_rectangle_intersect (&region, &region, box);
   return region;
 }

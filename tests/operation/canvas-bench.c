@@ -8,7 +8,8 @@
  *
  *   canvas-bench [--op NAME]... [--ref NAME] [--size WxH] [--depth 8|16]
  *                [--zoom Z]... [--sigma S]... [--steps N] [--viewport WxH]
- *                [--check] [--corner] [--merge]
+ *                [--check] [--corner] [--merge] [--log]
+ *                [--cpu-time]
  *
  * Prints a Markdown table: per operation, zoom and sigma, the milliseconds
  * until the viewport shows (the end of the iteration that finished it) and
@@ -21,12 +22,16 @@
  * corner instead of its centre.  With --merge it times whole-layer renders:
  * as GIMP merges a filter (chunks of 1/8 s) and in one request (the gegl
  * tool, an export).  GEGL_PATH must name the module's folder (and GEGL's
- * own, which a set GEGL_PATH replaces). */
+ * own, which a set GEGL_PATH replaces).  --log prints each chunk and its
+ * time on stderr; --cpu-time times in the process's CPU time (all threads),
+ * which others' load on the machine changes less. */
 #include <gegl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "canvas-chunks.h"
 
@@ -45,6 +50,23 @@ typedef struct {
   int         view_w, view_h, steps, check, corner, merge;
 } Options;
 
+/* --log: each chunk and its time on stderr. */
+static int log_chunks;
+/* --cpu-time: the process's CPU time (all threads) instead of wall time,
+ * for a machine others load; GIMP's chunks still follow wall time. */
+static int cpu_time;
+
+static double
+now_ms (void)
+{
+  struct timespec t;
+
+  if (!cpu_time)
+    return g_get_monotonic_time () / 1000.0;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
 static int
 parse_size (const char *text, int *w, int *h)
 {
@@ -59,6 +81,11 @@ parse_args (int argc, char **argv, Options *o)
       const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
       int         ok = v != NULL;
 
+      if (strcmp (a, "--log") == 0 || strcmp (a, "--cpu-time") == 0)
+        {
+          *(a[2] == 'l' ? &log_chunks : &cpu_time) = 1;
+          continue;
+        }
       if (strcmp (a, "--check") == 0 || strcmp (a, "--corner") == 0 || strcmp (a, "--merge") == 0)
         {
           *(a[3] == 'h' ? &o->check : a[3] == 'o' ? &o->corner : &o->merge) = 1;
@@ -188,7 +215,7 @@ static StepTimes
 render_step (GeglNode *node, GeglBuffer *canvas, const GeglRectangle *view, double zoom)
 {
   GeglRectangle all = *gegl_buffer_get_extent (canvas), r;
-  gint64        start = g_get_monotonic_time ();
+  double        start = now_ms ();
   StepTimes     t = { -1, 0 };
   Chunks        chunks;
   gboolean      priority;
@@ -200,15 +227,20 @@ render_step (GeglNode *node, GeglBuffer *canvas, const GeglRectangle *view, doub
 
       while (chunks_get_rect (&chunks, &r, &priority))
         {
+          gint64 t0 = g_get_monotonic_time ();
+
           gegl_node_blit_buffer (node, canvas, &r, 0, GEGL_ABYSS_NONE);
+          if (log_chunks)
+            fprintf (stderr, "%s %d,%d %dx%d %.1f ms\n", priority ? "view" : "rest", r.x, r.y, r.width,
+                     r.height, (g_get_monotonic_time () - t0) / 1000.0);
           if (priority)
             gegl_rectangle_bounding_box (&dirty, &dirty, &r);
         }
       paint (canvas, &dirty, zoom);
       if (t.view < 0 && chunks_priority_done (&chunks))
-        t.view = (g_get_monotonic_time () - start) / 1000.0;
+        t.view = now_ms () - start;
     }
-  t.whole = (g_get_monotonic_time () - start) / 1000.0;
+  t.whole = now_ms () - start;
   if (t.view < 0)
     t.view = t.whole;
   return t;
@@ -304,7 +336,7 @@ run_whole (const char *op, GeglBuffer *layer, double sigma, int chunked)
   GeglNode            *src = gegl_node_new_child (graph, "operation", "gegl:buffer-source", "buffer", layer, NULL);
   GeglNode            *blur = gegl_node_new_child (graph, "operation", op, "std-dev-x", sigma, "std-dev-y", sigma, NULL);
   GeglNode            *sink = gegl_node_new_child (graph, "operation", "gegl:write-buffer", "buffer", out, NULL);
-  gint64               start = g_get_monotonic_time ();
+  double               start = now_ms ();
   Chunks               chunks;
   GeglRectangle        r;
   gboolean             priority;
@@ -320,7 +352,7 @@ run_whole (const char *op, GeglBuffer *layer, double sigma, int chunked)
     }
   else
     gegl_node_process (sink);
-  ms = (g_get_monotonic_time () - start) / 1000.0;
+  ms = now_ms () - start;
   g_object_unref (graph);
   g_object_unref (out);
   return ms;
@@ -407,7 +439,8 @@ main (int argc, char **argv)
   if (!parse_args (argc, argv, &o))
     {
       fprintf (stderr, "usage: %s [--op NAME]... [--ref NAME] [--size WxH] [--depth 8|16] [--zoom Z]...\n"
-               "       [--sigma S]... [--steps N] [--viewport WxH] [--check] [--corner] [--merge]\n", argv[0]);
+               "       [--sigma S]... [--steps N] [--viewport WxH] [--check] [--corner] [--merge] [--log]\n"
+               "       [--cpu-time]\n", argv[0]);
       return 2;
     }
   set_defaults (&o);
@@ -417,8 +450,10 @@ main (int argc, char **argv)
         fprintf (stderr, "canvas-bench: no operation %s (GEGL_PATH?)\n", o.ops[i]);
         return 1;
       }
-  /* GIMP's tiles: the canvas's chunks and GEGL's caches on one grid. */
-  g_object_set (gegl_config (), "tile-width", TILE_SIDE, "tile-height", TILE_SIDE, NULL);
+  /* GIMP's tiles (the canvas's chunks and GEGL's caches on one grid) and
+   * its default tile cache, half the memory: GEGL's own would swap. */
+  g_object_set (gegl_config (), "tile-width", TILE_SIDE, "tile-height", TILE_SIDE, "tile-cache-size",
+                (guint64) sysconf (_SC_PHYS_PAGES) * sysconf (_SC_PAGESIZE) / 2, NULL);
   layer = make_layer (&o);
   print_header (&o);
   if (o.merge)
