@@ -1,7 +1,7 @@
 /* What the operation renders for a request (operation/cache-region.c): the
- * canvas's viewport chunks a view's worth that later chunks reuse, the rest
- * of the layer full-width bands, a merge the whole layer.  Ends with "N
- * passed, N failed". */
+ * canvas's viewport chunks blocks (or a view's worth) that later chunks
+ * reuse, the rest of the layer bands, a merge the whole layer.  Ends with
+ * "N passed, N failed". */
 #include "cache-region.h"
 
 #include <stdio.h>
@@ -27,48 +27,60 @@ area (const GeglRectangle *r)
   return (gint64) r->width * r->height;
 }
 
-/* The viewport's chunks at 100 % zoom on a 24 MP layer: the first gets a
- * view's worth right of and below it, on the tile grid, which holds the
- * view's later chunks; not the layer. */
+/* The viewport's chunks at 100 % zoom on a 24 MP layer: a small one gets
+ * the aligned block of twice its side (which the next chunks reuse), one
+ * across a block edge only its overhang; a larger one itself; with a
+ * large blur, whose blocks would cost more in halos than a view's worth of
+ * the layer, that view's worth from the chunk right and down. */
 static void
 view_chunks (void)
 {
   GeglRectangle box = { 0, 0, 6000, 4000 };
-  GeglRectangle first = { 2040, 1460, 128, 128 }, later = { 2304, 1792, 1656, 512 };
-  GeglRectangle rf = operation_cached_region (&first, &box, 9);
-  GeglRectangle big = { 1000, 1000, 2500, 1500 };
-  GeglRectangle rb = operation_cached_region (&big, &box, 300);
+  GeglRectangle a = { 2112, 1600, 256, 256 }, b = { 2432, 1600, 256, 256 };
+  GeglRectangle mid = { 2040, 1664, 1920, 876 }, first = { 2040, 1460, 128, 128 };
+  GeglRectangle ra = operation_cached_region (&a, &box, 9);
+  GeglRectangle rb = operation_cached_region (&b, &box, 9);
+  GeglRectangle rm = operation_cached_region (&mid, &box, 9);
+  GeglRectangle rf = operation_cached_region (&first, &box, 300);
 
-  check (contains (&rf, &first), "a view chunk's region holds the chunk", &rf);
-  check (rf.x == first.x && rf.y == first.y && (rf.x + rf.width) % 128 == 0
-         && (rf.y + rf.height) % 128 == 0, "it reaches right and down to the tile grid", &rf);
-  check (rf.width >= 1920 && rf.height >= 1080, "it holds a 1920x1080 view from there", &rf);
-  check (contains (&rf, &later), "so the view's later chunks are in it", &rf);
-  check (area (&rf) * 4 < area (&box), "it is not the layer", &rf);
-  check (contains (&rb, &big) && rb.x == big.x && rb.y == big.y,
-         "a chunk larger than a view gets itself, grown right and down", &rb);
+  check (contains (&ra, &a) && ra.x % 512 == 0 && ra.y % 512 == 0 && ra.width == 512 && ra.height == 512,
+         "a small chunk gets its aligned block", &ra);
+  check (contains (&rb, &b) && rb.x == b.x && rb.x + rb.width == 3072 && rb.height == 512,
+         "a chunk across a block edge adds only its overhang", &rb);
+  check (gegl_rectangle_equal (&rm, &mid), "a larger chunk gets itself", &rm);
+  check (contains (&rf, &first) && rf.x == first.x && rf.y == first.y && rf.width >= 1920
+         && rf.height >= 1080 && (rf.x + rf.width) % 128 == 0 && (rf.y + rf.height) % 128 == 0,
+         "with a large blur, a view's worth right and down, on the tile grid", &rf);
+  check (area (&rf) * 4 < area (&box), "which is not the layer", &rf);
 }
 
-/* The rest of the layer: chunks at its sides, or nearly as wide, get the
- * full-width band from their first row down, at least 512 rows and four
- * radii tall; the whole layer (an export, the gegl tool) gets itself. */
+/* The rest of the layer: GIMP's first chunk of it, at the top-left corner,
+ * itself; later chunks at the left, right or top edge, or nearly as wide,
+ * the band from their first row down and their left edge right, at least
+ * 512 rows and four radii tall; the whole layer (an export) itself. */
 static void
 rest_bands (void)
 {
   GeglRectangle box = { 0, 0, 6000, 4000 };
+  GeglRectangle corner = { 0, 0, 4096, 1460 }, top = { 4096, 0, 384, 1460 };
   GeglRectangle left = { 0, 1460, 640, 588 }, right = { 3960, 1460, 2040, 300 };
   GeglRectangle wide = { 256, 2944, 4096, 256 }, low = { 0, 3900, 512, 100 };
+  GeglRectangle rc = operation_cached_region (&corner, &box, 9);
+  GeglRectangle rt = operation_cached_region (&top, &box, 9);
   GeglRectangle rl = operation_cached_region (&left, &box, 9);
   GeglRectangle rr = operation_cached_region (&right, &box, 300);
   GeglRectangle rw = operation_cached_region (&wide, &box, 9);
   GeglRectangle ro = operation_cached_region (&low, &box, 9);
   GeglRectangle rx = operation_cached_region (&box, &box, 9);
 
+  check (gegl_rectangle_equal (&rc, &corner), "the rest's first chunk, at the corner, gets itself", &rc);
+  check (rt.x == top.x && rt.x + rt.width == 6000 && rt.y == 0 && rt.height == 1460,
+         "a chunk at the top edge gets the band right of it", &rt);
   check (rl.x == 0 && rl.width == 6000 && rl.y == left.y && rl.height == 588,
          "a chunk at the left edge gets the full width of its rows", &rl);
-  check (rr.x == 0 && rr.width == 6000 && rr.y == right.y && rr.height == 1200,
+  check (rr.x == right.x && rr.x + rr.width == 6000 && rr.y == right.y && rr.height == 1200,
          "at the right edge, at least four radii tall", &rr);
-  check (rw.x == 0 && rw.width == 6000 && rw.y == wide.y && rw.height == 512,
+  check (rw.x == wide.x && rw.x + rw.width == 6000 && rw.y == wide.y && rw.height == 512,
          "a chunk two thirds as wide as the layer gets a band of 512 rows", &rw);
   check (gegl_rectangle_contains (&box, &ro) && contains (&ro, &low) && ro.y + ro.height == 4000,
          "a band stops at the layer's bottom", &ro);
@@ -77,8 +89,8 @@ rest_bands (void)
 
 /* A tile at the layer's top-left corner (where GIMP's merge starts, and
  * its canvas when the view shows the whole layer) gets the whole layer; a
- * view of a small layer too; chunks near the corner, with negative
- * coordinates too, their view clipped; nothing, nothing. */
+ * large blur's view of a small layer too; chunks near the corner, with
+ * negative coordinates too, their block clipped; nothing, nothing. */
 static void
 edges (void)
 {
@@ -89,17 +101,17 @@ edges (void)
   GeglRectangle rb = operation_cached_region (&beside, &box, 9);
   GeglRectangle rn = operation_cached_region (&neg, &box, 9);
   GeglRectangle small_layer = { 0, 0, 2000, 1500 }, chunk = { 300, 200, 256, 256 };
-  GeglRectangle rs = operation_cached_region (&chunk, &small_layer, 9);
+  GeglRectangle rs = operation_cached_region (&chunk, &small_layer, 300);
   GeglRectangle empty = { 10, 10, 0, 0 };
   GeglRectangle re = operation_cached_region (&empty, &box, 9);
 
   check (gegl_rectangle_equal (&rc, &box), "a tile at the top-left corner (a merge's first) gets the whole layer", &rc);
-  check (contains (&box, &rb) && contains (&rb, &beside) && rb.x == beside.x && rb.y == beside.y
-         && (rb.x + rb.width) % 128 == 0, "a chunk beside the corner gets its view, on the grid", &rb);
-  check (gegl_rectangle_equal (&rs, &small_layer), "a view of half a small layer or more gets it whole", &rs);
+  check (contains (&box, &rb) && contains (&rb, &beside) && rb.x == box.x && rb.y == box.y
+         && rb.width <= 256 && rb.height <= 256, "a chunk beside the corner gets its block, clipped", &rb);
+  check (gegl_rectangle_equal (&rs, &small_layer), "a large blur's view of half a small layer gets it whole", &rs);
   check (gegl_rectangle_is_empty (&re), "an empty request stays empty", &re);
-  check (contains (&rn, &neg) && rn.x == -700 && rn.x + rn.width == 1408 && rn.y == -300
-         && rn.y + rn.height == 1024, "negative coordinates reach the grid too", &rn);
+  check (contains (&rn, &neg) && rn.x == -700 && rn.x + rn.width == 0 && rn.y == -512 && rn.height == 512,
+         "negative coordinates align down", &rn);
 }
 
 int
