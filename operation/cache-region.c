@@ -21,7 +21,7 @@
  * layer).  Not sooner: after a view's worth the view's next chunks cost
  * nothing, so GIMP makes its first chunk of the rest of the layer large,
  * and the view shows only once that is done. */
-#define VIEW_GAIN      3
+#define VIEW_GAIN      2
 #define VIEW_W         2048
 #define VIEW_H         1280
 #define GRID           128

@@ -101,7 +101,7 @@ edges (void)
   GeglRectangle rb = operation_cached_region (&beside, &box, 9);
   GeglRectangle rn = operation_cached_region (&neg, &box, 9);
   GeglRectangle small_layer = { 0, 0, 2000, 1500 }, chunk = { 300, 200, 256, 256 };
-  GeglRectangle rs = operation_cached_region (&chunk, &small_layer, 900);
+  GeglRectangle rs = operation_cached_region (&chunk, &small_layer, 300);
   GeglRectangle empty = { 10, 10, 0, 0 };
   GeglRectangle re = operation_cached_region (&empty, &box, 9);
 
