@@ -29,14 +29,18 @@
  * corner; its first chunk there gets just itself (it comes right after
  * the view's last chunk, before GIMP shows the view), every later chunk at
  * the layer's left, right or top edge (or BAND_WIDE of its width) the band
- * from its first row down and from its left edge to the layer's right
- * edge, at least BAND_ROWS and BAND_REACH radii tall: no halo at the
- * sides, a halo above and below paid once per band, GIMP's next chunks
- * found in it.  So does a request for the whole layer (an export, the
+ * from its first row down and from its left edge right, at least
+ * BAND_ROWS and BAND_REACH radii tall: no halo at the layer's sides, a
+ * halo above and below paid once per band, GIMP's next chunks found in
+ * it.  So does a request for the whole layer (an export, the
  * gegl tool): one run. */
 #define BAND_ROWS      512
 #define BAND_REACH     4
 #define BAND_WIDE      0.66
+/* A band reaches BAND_COLS right of the chunk at most (or the chunk's own
+ * width): the rest of the layer left of the view must not blur the view's
+ * rows again, which GIMP has just rendered. */
+#define BAND_COLS      2048
 
 static gint
 floor_to (gint v, gint block)
@@ -60,13 +64,12 @@ is_band_chunk (const GeglRectangle *roi, const GeglRectangle *box)
          || roi->width >= BAND_WIDE * box->width;
 }
 
-/* The band from `roi`'s first row down and from its left edge to the
- * layer's right one (the full width for a chunk at the left edge). */
+/* The band from `roi`'s first row down and from its left edge right. */
 static GeglRectangle
 band_of (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
 {
   gint          rows = MAX (roi->height, MAX (BAND_ROWS, BAND_REACH * radius));
-  GeglRectangle region = { roi->x, roi->y, box->x + box->width - roi->x, rows };
+  GeglRectangle region = { roi->x, roi->y, MAX (roi->width, BAND_COLS), rows };
 
   gegl_rectangle_intersect (&region, &region, box);
   return region;

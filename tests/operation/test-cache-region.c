@@ -56,8 +56,9 @@ view_chunks (void)
 
 /* The rest of the layer: GIMP's first chunk of it, at the top-left corner,
  * itself; later chunks at the left, right or top edge, or nearly as wide,
- * the band from their first row down and their left edge right, at least
- * 512 rows and four radii tall; the whole layer (an export) itself. */
+ * the band from their first row down and their left edge right (at most
+ * 2048 columns or their own width), at least 512 rows and four radii
+ * tall; the whole layer (an export) itself. */
 static void
 rest_bands (void)
 {
@@ -76,11 +77,11 @@ rest_bands (void)
   check (gegl_rectangle_equal (&rc, &corner), "the rest's first chunk, at the corner, gets itself", &rc);
   check (rt.x == top.x && rt.x + rt.width == 6000 && rt.y == 0 && rt.height == 1460,
          "a chunk at the top edge gets the band right of it", &rt);
-  check (rl.x == 0 && rl.width == 6000 && rl.y == left.y && rl.height == 588,
-         "a chunk at the left edge gets the full width of its rows", &rl);
+  check (rl.x == 0 && rl.width == 2048 && rl.y == left.y && rl.height == 588,
+         "a chunk at the left edge gets 2048 columns of its rows, not the view's", &rl);
   check (rr.x == right.x && rr.x + rr.width == 6000 && rr.y == right.y && rr.height == 1200,
          "at the right edge, at least four radii tall", &rr);
-  check (rw.x == wide.x && rw.x + rw.width == 6000 && rw.y == wide.y && rw.height == 512,
+  check (rw.x == wide.x && rw.width == wide.width && rw.y == wide.y && rw.height == 512,
          "a chunk two thirds as wide as the layer gets a band of 512 rows", &rw);
   check (gegl_rectangle_contains (&box, &ro) && contains (&ro, &low) && ro.y + ro.height == 4000,
          "a band stops at the layer's bottom", &ro);
