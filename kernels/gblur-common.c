@@ -198,6 +198,15 @@ srgb_tables_build (void)
     }
   for (int i = 0; i < 65536; i++)
     srgb_tables.decode_u16[i] = (float) gblur_srgb_to_linear (i / 65535.0);
+  for (int k = 0; k < 65535; k++)
+    srgb_tables.encode_u16_next[k] = (float) gblur_srgb_to_linear ((k + 0.5) / 65535.0);
+  srgb_tables.encode_u16_next[65535] = INFINITY;
+  for (int i = 0, code = 0; i <= GBLUR_U16_BINS; i++)
+    {
+      while (srgb_tables.encode_u16_next[code] <= i / (float) GBLUR_U16_BINS)
+        code++;
+      srgb_tables.encode_u16_bin[i] = (unsigned short) code;
+    }
 }
 
 const gblur_srgb_tables *

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define GBLUR_SIGMA_MIN 0.1
-#define GBLUR_SIGMA_MAX 500.0
+#define GBLUR_SIGMA_MAX 1500.0
 #define GBLUR_MAX_CHANNELS 4
 
 typedef enum {
@@ -81,11 +81,11 @@ typedef struct {
 typedef int (*gblur_progress_fn) (int rows_done, int rows_total, void *user_data);
 
 typedef struct {
-  double            sigma;     /* both axes: [0.1, 500]; 0: sigma_x and sigma_y below */
+  double            sigma;     /* both axes: [0.1, 1500]; 0: sigma_x and sigma_y below */
   unsigned          flags;     /* GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA */
   gblur_progress_fn progress;  /* may be NULL */
   void             *user_data;
-  /* With sigma 0, one standard deviation per axis, each in [0, 500] and not
+  /* With sigma 0, one standard deviation per axis, each in [0, 1500] and not
    * both 0; 0 leaves that axis unblurred (its radius is 0). */
   double            sigma_x;
   double            sigma_y;

@@ -3,23 +3,44 @@
 
 #include "cache-region.h"
 
-/* A request of 1/WHOLE_FRACTION of the layer or more (a merge's or an
- * export's grown chunks) gets the whole layer: one engine run, no halos. */
-#define WHOLE_FRACTION 8
-/* A merge's first chunk: one of GEGL's 128×64 tiles (two, to be safe). */
+/* A merge's first chunk: one of GEGL's 128×64 tiles (two, to be safe),
+ * which gets the whole layer: one engine run, no halos. */
 #define FIRST_TILES    (128 * 128)
-/* A request whose larger side is at most BLOCK_MAX / BLOCK_SIDES (the
- * canvas's chunks at 100 and 50 % zoom, GIMP's first adaptive chunks) gets
+/* GIMP's canvas renders the viewport first, in chunks sized to take 1/15 s
+ * each.  A chunk whose larger side is at most BLOCK_MAX / BLOCK_SIDES gets
  * the aligned block of BLOCK_SIDES times its side, as a power of two, which
- * the next chunks reuse; a larger one gets just itself, so that no
- * mid-sized chunk costs the whole layer.  Fitted on the canvas benchmark,
- * fixed and adaptive chunks (docs/performance.md). */
+ * the next chunks reuse; a larger one gets just itself.  Either way each
+ * chunk costs about what GIMP expects of it, so GIMP's first chunk of the
+ * rest of the layer stays small and does not hold the view back. */
 #define BLOCK_SIDES    2
 #define BLOCK_MAX      1024
-/* A view is about VIEW_CHUNKS small chunks (1920×1080 in 256-pixel ones):
- * when the whole layer costs less than that many blocks with their halos
- * (a zoomed-out view, a small layer), a small chunk gets the whole layer. */
-#define VIEW_CHUNKS    40
+/* When a view's worth of blocks with their halos costs VIEW_GAIN times
+ * as much as VIEW_W × VIEW_H of the layer from the chunk right and down
+ * (edges on GIMP's GRID) with its halo, a small chunk gets that instead (a
+ * large blur), or the whole layer when that is half of it or more (a small
+ * layer).  Not sooner: after a view's worth the view's next chunks cost
+ * nothing, so GIMP makes its first chunk of the rest of the layer large,
+ * and the view shows only once that is done. */
+#define VIEW_GAIN      2
+#define VIEW_W         2048
+#define VIEW_H         1280
+#define GRID           128
+/* Then GIMP renders the rest of the layer row by row from its top-left
+ * corner; its first chunk there gets just itself (it comes right after
+ * the view's last chunk, before GIMP shows the view), every later chunk at
+ * the layer's left, right or top edge (or BAND_WIDE of its width) the band
+ * from its first row down and from its left edge right, at least
+ * BAND_ROWS and BAND_REACH radii tall: no halo at the layer's sides, a
+ * halo above and below paid once per band, GIMP's next chunks found in
+ * it.  So does a request for the whole layer (an export, the
+ * gegl tool): one run. */
+#define BAND_ROWS      512
+#define BAND_REACH     4
+#define BAND_WIDE      0.66
+/* A band reaches BAND_COLS right of the chunk at most (or the chunk's own
+ * width): the rest of the layer left of the view must not blur the view's
+ * rows again, which GIMP has just rendered. */
+#define BAND_COLS      2048
 
 static gint
 floor_to (gint v, gint block)
@@ -27,47 +48,98 @@ floor_to (gint v, gint block)
   return (v >= 0 ? v / block : -((-v + block - 1) / block)) * block;
 }
 
-/* Whether the blocks of a view cost more than the whole layer. */
+static gint64
+area (const GeglRectangle *r)
+{
+  return (gint64) r->width * r->height;
+}
+
+/* Whether `roi` is a chunk of the rest of the layer: at its left, right
+ * or top edge, where GIMP's canvas renders it row by row, or nearly as
+ * wide. */
 static gboolean
-view_costs_more (const GeglRectangle *roi, const GeglRectangle *box, gint block, gint radius)
+is_band_chunk (const GeglRectangle *roi, const GeglRectangle *box)
+{
+  return roi->x <= box->x || roi->x + roi->width >= box->x + box->width || roi->y <= box->y
+         || roi->width >= BAND_WIDE * box->width;
+}
+
+/* The band from `roi`'s first row down and from its left edge right. */
+static GeglRectangle
+band_of (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
+{
+  gint          rows = MAX (roi->height, MAX (BAND_ROWS, BAND_REACH * radius));
+  GeglRectangle region = { roi->x, roi->y, MAX (roi->width, BAND_COLS), rows };
+
+  gegl_rectangle_intersect (&region, &region, box);
+  return region;
+}
+
+static gint
+ceil_to (gint v, gint grid)
+{
+  return (v >= 0 ? (v + grid - 1) / grid : -(-v / grid)) * grid;
+}
+
+/* A view's worth of the layer from `roi` right and down, on the grid. */
+static GeglRectangle
+view_of (const GeglRectangle *roi, const GeglRectangle *box)
+{
+  GeglRectangle region = { roi->x, roi->y, 0, 0 };
+
+  region.width = ceil_to (roi->x + MAX (roi->width, VIEW_W), GRID) - roi->x;
+  region.height = ceil_to (roi->y + MAX (roi->height, VIEW_H), GRID) - roi->y;
+  gegl_rectangle_intersect (&region, &region, box);
+  return region;
+}
+
+/* Whether a view's worth of blocks costs VIEW_GAIN times as much as `view`. */
+static gboolean
+blocks_cost_more (const GeglRectangle *view, gint block, gint radius)
 {
   gdouble halo = (gdouble) (block + 2 * radius) / block;
+  gdouble view_cost = (gdouble) (view->width + 2 * radius) * (view->height + 2 * radius);
 
-  return (gdouble) box->width * box->height
-         < VIEW_CHUNKS * (gdouble) roi->width * roi->height * halo * halo;
+  return (gdouble) VIEW_W * VIEW_H * halo * halo > VIEW_GAIN * view_cost;
+}
+
+/* The aligned block holding the request's last pixel, and the request's
+ * overhang: GIMP renders chunks left to right, top to bottom, so a chunk
+ * across a block edge redoes only its own part of the earlier block. */
+static GeglRectangle
+block_of (const GeglRectangle *roi, const GeglRectangle *box, gint block)
+{
+  GeglRectangle region = { floor_to (roi->x + roi->width - 1, block),
+                           floor_to (roi->y + roi->height - 1, block), block, block };
+
+  gegl_rectangle_bounding_box (&region, &region, roi);
+  gegl_rectangle_intersect (&region, &region, box);
+  return region;
 }
 
 GeglRectangle
 operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
 {
+  gboolean      corner = roi->x == box->x && roi->y == box->y;
   gint          block = 1;
-  GeglRectangle region;
+  GeglRectangle view;
 
   if (gegl_rectangle_is_empty (roi))
     return *roi;
-  if ((gint64) roi->width * roi->height * WHOLE_FRACTION >= (gint64) box->width * box->height)
+  if (corner && area (roi) <= FIRST_TILES)
     return *box;
-  /* GIMP's merges start at the layer's top-left corner with one tile; its
-   * canvas starts where the window is, and goes on to the rest of the layer
-   * (from that corner too) in chunks grown to take 1/15 s. */
-  if (roi->x == box->x && roi->y == box->y && (gint64) roi->width * roi->height <= FIRST_TILES)
-    return *box;
+  if (corner && !gegl_rectangle_equal (roi, box))
+    return *roi;
+  if (is_band_chunk (roi, box))
+    return band_of (roi, box, radius);
   /* Rounded down to 16: at a mipmap level GEGL asks for 2 pixels more on
    * each side, which must not double the block. */
   while (block < BLOCK_SIDES * (MAX (roi->width, roi->height) & ~15))
     block *= 2;
   if (block > BLOCK_MAX)
     return *roi;
-  if (view_costs_more (roi, box, block, radius))
-    return *box;
-  /* The block holding the request's last pixel, and the request's overhang:
-   * GIMP renders chunks left to right, top to bottom, so a chunk across a
-   * block edge redoes only its own part of the block an earlier chunk
-   * rendered, not that block. */
-  region.x = floor_to (roi->x + roi->width - 1, block);
-  region.y = floor_to (roi->y + roi->height - 1, block);
-  region.width = region.height = block;
-  gegl_rectangle_bounding_box (&region, &region, roi);
-  gegl_rectangle_intersect (&region, &region, box);
-  return region;
+  view = view_of (roi, box);
+  if (!blocks_cost_more (&view, block, radius))
+    return block_of (roi, box, block);
+  return area (&view) * 2 >= area (box) ? *box : view;
 }

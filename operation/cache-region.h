@@ -7,11 +7,13 @@
 #include <gegl.h>
 
 /* What to render and cache for a request `roi` of the layer `box`, for a
- * blur reaching `radius` pixels: for a large part of the layer, or a tile
- * at its top-left corner (where GIMP's merge starts), the whole box; for a small chunk (the canvas's), `roi`
- * grown to an aligned block, so that the chunks of a view share engine runs
- * and halos instead of each paying its own, unless a view's blocks would
- * cost more than the whole box; for one in between, `roi` itself. */
+ * blur reaching `radius` pixels: for a tile at its top-left corner (where
+ * GIMP's merge starts), the whole box; for a chunk at its left or right
+ * edge, or nearly as wide (the canvas's rest of the layer, an export), the
+ * full-width band from its first row down; for any other (the canvas's
+ * viewport), a view's worth of the box right of and below it, which the
+ * view's next chunks reuse instead of each paying an engine run and a
+ * halo, or the whole box when that is half of it or more. */
 GeglRectangle operation_cached_region (const GeglRectangle *roi,
                                        const GeglRectangle *box,
                                        gint                 radius);

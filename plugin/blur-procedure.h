@@ -22,7 +22,7 @@
                               "within one level of an exact computation. With linear on, colours "  \
                               "are blurred in linear light, as GIMP's own Gaussian Blur does; "      \
                               "alpha is blurred premultiplied.")
-#define SIGMA_BLURB  N_("Standard deviation of the Gaussian, in pixels (0.1 to 500)")
+#define SIGMA_BLURB  N_("Standard deviation of the Gaussian, in pixels (0.1 to 1500)")
 #define LINEAR_BLURB N_("Blur in linear light (TRUE) or the stored, perceptual values (FALSE)")
 
 /* Checks what both versions must refuse before touching anything. */

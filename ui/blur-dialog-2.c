@@ -60,7 +60,7 @@ blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
   adj = gimp_scale_entry_new (GTK_TABLE (table), 0, 0, _("S_igma:"), SCALE_WIDTH, SPIN_DIGITS,
                               values->sigma, GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX, 0.1, 1.0, 2,
                               TRUE, 0, 0, _(SIGMA_BLURB), NULL);
-  /* Fine steps at small sigma, still reaching 500. */
+  /* Fine steps at small sigma, still reaching 1500. */
   gimp_scale_entry_set_logarithmic (adj, TRUE);
   g_signal_connect (adj, "value-changed", G_CALLBACK (gimp_double_adjustment_update),
                     &values->sigma);

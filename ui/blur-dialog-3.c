@@ -42,7 +42,7 @@ blur_dialog (GimpProcedure *procedure, GimpProcedureConfig *config, GimpDrawable
 
   preview = gimp_procedure_dialog_get_drawable_preview (GIMP_PROCEDURE_DIALOG (dialog),
                                                         "preview", drawable);
-  /* Fine steps at small sigma, still reaching 500. */
+  /* Fine steps at small sigma, still reaching 1500. */
   scale = gimp_procedure_dialog_get_scale_entry (GIMP_PROCEDURE_DIALOG (dialog), "sigma", 1.0);
   gimp_scale_entry_set_logarithmic (GIMP_SCALE_ENTRY (scale), TRUE);
   gimp_label_spin_set_increments (GIMP_LABEL_SPIN (scale), 0.1, 1.0);

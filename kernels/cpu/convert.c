@@ -224,20 +224,18 @@ unpremultiply_row (float *values, int pixels, int channels)
 
 /* 16-bit codes, sRGB-encoded in linear light (alpha stays linear). */
 static void
-store_u16 (const float *values, int pixels, int channels, int has_alpha, int linear, unsigned char *row)
+store_u16 (const float *values, int pixels, int channels, int has_alpha, int linear,
+           const gblur_srgb_tables *srgb, unsigned char *row)
 {
   for (int p = 0; p < pixels; p++)
     for (int c = 0; c < channels; c++)
       {
         const size_t i = (size_t) p * channels + c;
-        float        v = clamp01 (values[i]);
         uint16_t     code;
         if (linear && !(has_alpha && c == channels - 1))
-          v = v <= (float) GBLUR_SRGB_ENCODE_KNEE
-                ? (float) GBLUR_SRGB_SLOPE * v
-                : (float) GBLUR_SRGB_SCALE * powf (v, 1.0f / (float) GBLUR_SRGB_GAMMA)
-                    - (float) GBLUR_SRGB_OFFSET;
-        code = (uint16_t) (clamp01 (v) * 65535.0f + 0.5f);
+          code = (uint16_t) gblur_encode_u16_linear (srgb, values[i]);
+        else
+          code = (uint16_t) (clamp01 (values[i]) * 65535.0f + 0.5f);
         memcpy (row + 2 * i, &code, 2);
       }
 }
@@ -265,7 +263,7 @@ gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags, gb
         row[i] = (unsigned char) (clamp01 (values[i]) * 255.0f + 0.5f);
       break;
     case GBLUR_U16:
-      store_u16 (values, pixels, channels, has_alpha, linear, row);
+      store_u16 (values, pixels, channels, has_alpha, linear, srgb, row);
       break;
     case GBLUR_F32:
       memcpy (row, values, (size_t) n * sizeof (float));

@@ -276,7 +276,7 @@ CM_CASES_2 = [("cm-rgba8-romm", "rgba8", "romm", 4.0)]
 # name, input, how it goes wrong
 ERROR_CASES = [
     ("error-sigma-zero", "gray8", "sigma 0"),
-    ("error-sigma-above-500", "rgba8", "sigma 600"),
+    ("error-sigma-above-1500", "rgba8", "sigma 1600"),
     ("error-sigma-negative", "gray8", "sigma -3"),
     ("error-sigma-nan", "gray8", "sigma (/ 0. 0.)"),
     ("error-layer-group", "gray8", "group"),
@@ -600,7 +600,7 @@ def check(version, work, log_path):
     if version == "2":
         # 2.10 does not range-check FLOAT arguments: we do.  (GIMP 3 checks
         # the declared range itself, and its message stays inside `catch`.)
-        texts += ["Sigma must be between 0.1 and 500 pixels (got 600)"]
+        texts += ["Sigma must be between 0.1 and 1500 pixels (got 1600)"]
     for text in texts:
         record(f"message '{text}'", text in log)
 

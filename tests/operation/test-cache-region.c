@@ -1,6 +1,7 @@
 /* What the operation renders for a request (operation/cache-region.c): the
- * canvas's chunks get a block around them that later chunks reuse, large
- * requests the whole layer, those in between themselves.  Ends with "N passed, N failed". */
+ * canvas's viewport chunks blocks (or a view's worth) that later chunks
+ * reuse, the rest of the layer bands, a merge the whole layer.  Ends with
+ * "N passed, N failed". */
 #include "cache-region.h"
 
 #include <stdio.h>
@@ -20,76 +21,95 @@ contains (const GeglRectangle *outer, const GeglRectangle *inner)
   return gegl_rectangle_contains (outer, inner);
 }
 
-/* A 256-pixel chunk of a 24 MP layer (100 % zoom): its block, not the layer. */
+static gint64
+area (const GeglRectangle *r)
+{
+  return (gint64) r->width * r->height;
+}
+
+/* The viewport's chunks at 100 % zoom on a 24 MP layer: a small one gets
+ * the aligned block of twice its side (which the next chunks reuse), one
+ * across a block edge only its overhang; a larger one itself; with a
+ * large blur, whose blocks would cost more in halos than a view's worth of
+ * the layer, that view's worth from the chunk right and down. */
 static void
-canvas_chunks (void)
+view_chunks (void)
 {
   GeglRectangle box = { 0, 0, 6000, 4000 };
   GeglRectangle a = { 2112, 1600, 256, 256 }, b = { 2432, 1600, 256, 256 };
+  GeglRectangle mid = { 2040, 1664, 1920, 876 }, first = { 2040, 1460, 128, 128 };
   GeglRectangle ra = operation_cached_region (&a, &box, 9);
   GeglRectangle rb = operation_cached_region (&b, &box, 9);
+  GeglRectangle rm = operation_cached_region (&mid, &box, 9);
+  GeglRectangle rf = operation_cached_region (&first, &box, 300);
 
-  check (contains (&ra, &a), "a chunk's region holds the chunk", &ra);
-  check ((gint64) ra.width * ra.height <= 768 * 768, "a chunk's region is its block, not the layer", &ra);
-  check (ra.x % 512 == 0 && ra.y % 512 == 0 && ra.width == 512 && ra.height == 512,
-         "a chunk inside a block gets that aligned block", &ra);
-  /* b ends in the next block; it also covers a strip of a's. */
+  check (contains (&ra, &a) && ra.x % 512 == 0 && ra.y % 512 == 0 && ra.width == 512 && ra.height == 512,
+         "a small chunk gets its aligned block", &ra);
   check (contains (&rb, &b) && rb.x == b.x && rb.x + rb.width == 3072 && rb.height == 512,
          "a chunk across a block edge adds only its overhang", &rb);
+  check (gegl_rectangle_equal (&rm, &mid), "a larger chunk gets itself", &rm);
+  check (contains (&rf, &first) && rf.x == first.x && rf.y == first.y && rf.width >= 1920
+         && rf.height >= 1080 && (rf.x + rf.width) % 128 == 0 && (rf.y + rf.height) % 128 == 0,
+         "with a large blur, a view's worth right and down, on the tile grid", &rf);
+  check (area (&rf) * 4 < area (&box), "which is not the layer", &rf);
 }
 
-/* Requests of 1/8 of the layer or more (a merge's or an export's later
- * chunks) get the whole layer; mid-sized ones (GIMP's adaptive chunks)
- * just themselves, never the whole layer. */
+/* The rest of the layer: GIMP's first chunk of it, at the top-left corner,
+ * itself; later chunks at the left, right or top edge, or nearly as wide,
+ * the band from their first row down and their left edge right (at most
+ * 2048 columns or their own width), at least 512 rows and four radii
+ * tall; the whole layer (an export) itself. */
 static void
-large_requests (void)
+rest_bands (void)
 {
   GeglRectangle box = { 0, 0, 6000, 4000 };
-  GeglRectangle merge = { 0, 0, 3000, 1000 }, whole = box, mid = { 1000, 1000, 1500, 1200 };
-  GeglRectangle below = { 100, 100, 2999, 1000 };
-  GeglRectangle r1 = operation_cached_region (&merge, &box, 9);
-  GeglRectangle r2 = operation_cached_region (&whole, &box, 9);
-  GeglRectangle r3 = operation_cached_region (&mid, &box, 300);
-  GeglRectangle r4 = operation_cached_region (&below, &box, 300);
-  GeglRectangle level1 = { 1078, 918, 516, 516 };   /* a 256-pixel chunk at 50 % zoom */
-  GeglRectangle r5 = operation_cached_region (&level1, &box, 9);
-  GeglRectangle small_layer = { 0, 0, 2000, 1500 }, chunk = { 700, 500, 256, 256 };
-  GeglRectangle r6 = operation_cached_region (&chunk, &small_layer, 300);
-  GeglRectangle r7 = operation_cached_region (&chunk, &small_layer, 9);
+  GeglRectangle corner = { 0, 0, 4096, 1460 }, top = { 4096, 0, 384, 1460 };
+  GeglRectangle left = { 0, 1460, 640, 588 }, right = { 3960, 1460, 2040, 300 };
+  GeglRectangle wide = { 256, 2944, 4096, 256 }, low = { 0, 3900, 512, 100 };
+  GeglRectangle rc = operation_cached_region (&corner, &box, 9);
+  GeglRectangle rt = operation_cached_region (&top, &box, 9);
+  GeglRectangle rl = operation_cached_region (&left, &box, 9);
+  GeglRectangle rr = operation_cached_region (&right, &box, 300);
+  GeglRectangle rw = operation_cached_region (&wide, &box, 9);
+  GeglRectangle ro = operation_cached_region (&low, &box, 9);
+  GeglRectangle rx = operation_cached_region (&box, &box, 9);
 
-  check (gegl_rectangle_equal (&r1, &box), "1/8 of the layer gets the whole layer", &r1);
-  check (gegl_rectangle_equal (&r2, &box), "the whole layer gets the whole layer", &r2);
-  check (contains (&r5, &level1) && r5.x == 1024 && r5.x + r5.width == 2048 && r5.y + r5.height == 2048,
-         "a chunk with GEGL's mipmap margin gets the block of its size", &r5);
-  check (gegl_rectangle_equal (&r6, &small_layer), "a view of a small layer costing more in blocks gets it whole", &r6);
-  check (contains (&r7, &chunk) && r7.x == 512 && r7.x + r7.width == 1024 && r7.y + r7.height == 1024,
-         "a small blur there still gets blocks", &r7);
-  check (gegl_rectangle_equal (&r3, &mid), "a mid-sized request gets just itself", &r3);
-  check (gegl_rectangle_equal (&r4, &below), "just under 1/8 of the layer gets itself", &r4);
+  check (gegl_rectangle_equal (&rc, &corner), "the rest's first chunk, at the corner, gets itself", &rc);
+  check (rt.x == top.x && rt.x + rt.width == 6000 && rt.y == 0 && rt.height == 1460,
+         "a chunk at the top edge gets the band right of it", &rt);
+  check (rl.x == 0 && rl.width == 2048 && rl.y == left.y && rl.height == 588,
+         "a chunk at the left edge gets 2048 columns of its rows, not the view's", &rl);
+  check (rr.x == right.x && rr.x + rr.width == 6000 && rr.y == right.y && rr.height == 1200,
+         "at the right edge, at least four radii tall", &rr);
+  check (rw.x == wide.x && rw.width == wide.width && rw.y == wide.y && rw.height == 512,
+         "a chunk two thirds as wide as the layer gets a band of 512 rows", &rw);
+  check (gegl_rectangle_contains (&box, &ro) && contains (&ro, &low) && ro.y + ro.height == 4000,
+         "a band stops at the layer's bottom", &ro);
+  check (gegl_rectangle_equal (&rx, &box), "the whole layer gets the whole layer", &rx);
 }
 
-/* A tile at the layer's top-left corner (where GIMP's merge starts) gets
- * the whole layer, a larger chunk there (the canvas going on to the rest
- * of the layer) just itself; a chunk beside the corner, its block
- * clipped to the layer, with negative coordinates too; nothing, nothing. */
+/* A tile at the layer's top-left corner (where GIMP's merge starts, and
+ * its canvas when the view shows the whole layer) gets the whole layer; a
+ * large blur's view of a small layer too; chunks near the corner, with
+ * negative coordinates too, their block clipped; nothing, nothing. */
 static void
 edges (void)
 {
   GeglRectangle box = { -3000, -2000, 6000, 4000 };
-  GeglRectangle corner = { -3000, -2000, 128, 64 }, beside = { -2993, -1995, 256, 256 };
+  GeglRectangle corner = { -3000, -2000, 128, 64 }, beside = { -2993, -1995, 121, 123 };
   GeglRectangle neg = { -700, -300, 200, 200 };
   GeglRectangle rc = operation_cached_region (&corner, &box, 9);
-  GeglRectangle grown = { -3000, -2000, 1024, 1024 };
-  GeglRectangle rg = operation_cached_region (&grown, &box, 9);
   GeglRectangle rb = operation_cached_region (&beside, &box, 9);
   GeglRectangle rn = operation_cached_region (&neg, &box, 9);
+  GeglRectangle small_layer = { 0, 0, 2000, 1500 }, chunk = { 300, 200, 256, 256 };
+  GeglRectangle rs = operation_cached_region (&chunk, &small_layer, 300);
   GeglRectangle empty = { 10, 10, 0, 0 };
   GeglRectangle re = operation_cached_region (&empty, &box, 9);
 
   check (gegl_rectangle_equal (&rc, &box), "a tile at the top-left corner (a merge's first) gets the whole layer", &rc);
-  check (gegl_rectangle_equal (&rg, &grown), "a canvas's grown chunk at the corner gets just itself", &rg);
   check (contains (&box, &rb) && contains (&rb, &beside) && rb.x == box.x && rb.y == box.y
-         && rb.width == 440 && rb.height == 464, "a chunk beside the corner gets its block, clipped", &rb);
+         && rb.width <= 256 && rb.height <= 256, "a chunk beside the corner gets its block, clipped", &rb);
+  check (gegl_rectangle_equal (&rs, &small_layer), "a large blur's view of half a small layer gets it whole", &rs);
   check (gegl_rectangle_is_empty (&re), "an empty request stays empty", &re);
   check (contains (&rn, &neg) && rn.x == -700 && rn.x + rn.width == 0 && rn.y == -512 && rn.height == 512,
          "negative coordinates align down", &rn);
@@ -98,8 +118,8 @@ edges (void)
 int
 main (void)
 {
-  canvas_chunks ();
-  large_requests ();
+  view_chunks ();
+  rest_bands ();
   edges ();
   printf ("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
