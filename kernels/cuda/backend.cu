@@ -29,10 +29,10 @@
  * skips the small-radius RGBA kernel (the tensor cores, sm_80+, then take
  * RGBA);
  * GBLUR_CUDA_NO_FUSED skips the fused general kernel. */
+#include "driver.cuh"
 #include "launchers.cuh"
 #include "tuning.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,61 +94,6 @@ fault_hit (int nth, int *count)
 
 /* ---- open, close ---- */
 
-/* The driver branch the linked runtime needs (minor-version compatibility). */
-static int
-driver_branch_needed (void)
-{
-  return CUDART_VERSION >= 13000 ? 580 : CUDART_VERSION >= 12000 ? 525 : 450;
-}
-
-/* "CUDA 12.4 runtime (needs NVIDIA driver R525+)": what this build links in. */
-static void
-runtime_label (char *buf, size_t size)
-{
-  snprintf (buf, size, "CUDA %d.%d runtime (needs NVIDIA driver R%d+)", CUDART_VERSION / 1000,
-            CUDART_VERSION % 1000 / 10, driver_branch_needed ());
-}
-
-/* The kernel module's version ("535.261.03"), or "" where it cannot be read. */
-static void
-driver_release (char *buf, size_t size)
-{
-  FILE       *f = fopen ("/proc/driver/nvidia/version", "r");
-  char        line[256], word[sizeof line] = "";
-  const char *at;
-
-  if (f && fgets (line, sizeof line, f) && (at = strstr (line, "Module")))
-    sscanf (at + 6, " %255s", word);
-  if (f)
-    fclose (f);
-  snprintf (buf, size, "%s", word);
-}
-
-/* False, and why in err, when no driver or one too old for the runtime. */
-static bool
-driver_usable (char *err, size_t err_size)
-{
-  char  runtime[80], release[32];
-  int   version = 0;
-  void *libcuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-
-  runtime_label (runtime, sizeof runtime);
-  if (!libcuda)
-    {
-      snprintf (err, err_size, "no NVIDIA driver (libcuda.so.1 not found); this build's %s", runtime);
-      return false;
-    }
-  dlclose (libcuda);
-  if (cudaDriverGetVersion (&version) != cudaSuccess || version / 1000 < CUDART_VERSION / 1000)
-    {
-      driver_release (release, sizeof release);
-      snprintf (err, err_size, "NVIDIA driver %s%s(CUDA %d.%d) is too old for this build's %s",
-                release, *release ? " " : "", version / 1000, version % 1000 / 10, runtime);
-      cudaGetLastError (); /* clear */
-      return false;
-    }
-  return true;
-}
 
 extern "C" gblur_cuda *
 gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
@@ -160,7 +105,7 @@ gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
   char                     runtime[80];
   cudaError_t              e;
 
-  if (!driver_usable (err, err_size))
+  if (!cuda_driver_usable (err, err_size))
     return NULL;
   e = cudaGetDeviceCount (&count);
   if (e != cudaSuccess)
@@ -197,7 +142,7 @@ gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
                 prop.name, prop.major, prop.minor, cudaGetErrorString (e));
       goto fail;
     }
-  runtime_label (runtime, sizeof runtime);
+  cuda_runtime_label (runtime, sizeof runtime);
   snprintf (cuda->name, sizeof cuda->name, "%.200s (sm_%d%d), %s", prop.name, prop.major, prop.minor, runtime);
   /* Up to the opt-in maximum, but at most 160 KiB so that big tiles (whose
    * halo would dominate anyway) take the two-kernel path. */

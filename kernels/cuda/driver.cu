@@ -1,0 +1,63 @@
+/* Which NVIDIA driver this build's CUDA runtime needs and whether it is
+ * here: libcuda.so.1 loadable, and its CUDA version at least the runtime's
+ * major one (minor-version compatibility). */
+#include "driver.cuh"
+
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The driver branch the linked runtime needs (minor-version compatibility). */
+static int
+driver_branch_needed (void)
+{
+  return CUDART_VERSION >= 13000 ? 580 : CUDART_VERSION >= 12000 ? 525 : 450;
+}
+
+void
+cuda_runtime_label (char *buf, size_t size)
+{
+  snprintf (buf, size, "CUDA %d.%d runtime (needs NVIDIA driver R%d+)", CUDART_VERSION / 1000,
+            CUDART_VERSION % 1000 / 10, driver_branch_needed ());
+}
+
+/* The kernel module's version ("535.261.03"), or "" where it cannot be read. */
+static void
+driver_release (char *buf, size_t size)
+{
+  FILE       *f = fopen ("/proc/driver/nvidia/version", "r");
+  char        line[256], word[sizeof line] = "";
+  const char *at;
+
+  if (f && fgets (line, sizeof line, f) && (at = strstr (line, "Module")))
+    sscanf (at + 6, " %255s", word);
+  if (f)
+    fclose (f);
+  snprintf (buf, size, "%s", word);
+}
+
+bool
+cuda_driver_usable (char *err, size_t err_size)
+{
+  char  runtime[80], release[32];
+  int   version = 0;
+  void *libcuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+
+  cuda_runtime_label (runtime, sizeof runtime);
+  if (!libcuda)
+    {
+      snprintf (err, err_size, "no NVIDIA driver (libcuda.so.1 not found); this build's %s", runtime);
+      return false;
+    }
+  dlclose (libcuda);
+  if (cudaDriverGetVersion (&version) != cudaSuccess || version / 1000 < CUDART_VERSION / 1000)
+    {
+      driver_release (release, sizeof release);
+      snprintf (err, err_size, "NVIDIA driver %s%s(CUDA %d.%d) is too old for this build's %s",
+                release, *release ? " " : "", version / 1000, version % 1000 / 10, runtime);
+      cudaGetLastError (); /* clear */
+      return false;
+    }
+  return true;
+}
