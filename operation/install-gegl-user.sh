@@ -32,6 +32,8 @@ echo "$folders" | while IFS= read -r folder; do
     uninstall)
       [ -f "$folder/$name.so" ] || continue
       rm -f "$folder/$name.so" "$folder"/locale/*/LC_MESSAGES/$name.mo
+      # The locale folders it made, where no other module's catalogue is left.
+      rmdir "$folder"/locale/*/LC_MESSAGES "$folder"/locale/* "$folder/locale" 2>/dev/null || true
       echo "Removed $folder/$name.so" ;;
     *) echo "install-gegl-user: install or uninstall, not '$action'" >&2; exit 2 ;;
   esac
