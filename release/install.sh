@@ -54,7 +54,9 @@ if [ $system = yes ]; then
 A Flatpak or AppImage GIMP reads only your own profile: run ./install.sh without --system."
   [ -w "$libdir/gimp/$libversion/plug-ins" ] || refuse "$libdir/gimp/$libversion/plug-ins is not writable: run as root (sudo)."
   plugin_into "$libdir/gimp/$libversion"
-  [ -d "$libdir/gegl-0.4" ] && module_into "$libdir/gegl-0.4"
+  for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib /usr/local/lib; do   # GEGL's (Debian 12: not GIMP's)
+    [ -d "$d/gegl-0.4" ] && { module_into "$d/gegl-0.4"; break; }
+  done
 else
   home=${HOME:?HOME is not set}
   config=${XDG_CONFIG_HOME:-$home/.config} flatpak=$home/.var/app/org.gimp.GIMP/config
@@ -75,7 +77,7 @@ $flatpak/GIMP/$v
     fi
   done
   [ -n "$profiles" ] || refuse "found no $name: no profile (~/.config/GIMP/$(echo $versions | sed 's/ /, /'), \
-~/.var/app/org.gimp.GIMP/config/GIMP/...) and no gimp-$(echo $versions | sed 's/ .*//') on PATH.
+~/.var/app/org.gimp.GIMP/config/GIMP/...) and no $(echo $versions | sed 's/^/gimp-/; s/ / or gimp-/') on PATH.
 Start your GIMP once (package, Flatpak or AppImage) so that it makes its profile, then run this again."
   printf '%s' "$profiles" | while IFS= read -r p; do plugin_into "$p"; done
   module_into ""
