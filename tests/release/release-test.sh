@@ -15,9 +15,8 @@ dir=$(cd "${1:-$top/_release}" && pwd) || exit 1
 . "$top/tests/gimp/common.sh"   # result
 passed=0 failed=0
 chroots=${GIMP3_CHROOTS:-/var/cache/cuda-gaussian-blur}
-# NVIDIA's newest reads every toolkit's fatbins; else Debian's.
-cuobjdump=/usr/local/cuda/bin/cuobjdump
-[ -x $cuobjdump ] || cuobjdump=$(command -v cuobjdump) || { echo "FAIL: no cuobjdump"; echo "0 passed, 1 failed"; exit 1; }
+# Debian 12's (11.8) reads 12.4's compressed fatbins too.
+cuobjdump=$(command -v cuobjdump || command -v /usr/local/cuda/bin/cuobjdump) || { echo "FAIL: no cuobjdump"; echo "0 passed, 1 failed"; exit 1; }
 work=$(mktemp -d /tmp/cgb-release-test.XXXXXX)
 add_counts () { # LOG: its "N passed, N failed" into ours
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
@@ -41,13 +40,13 @@ static_checks () { # UNPACKED
     result $([ -n "$elf" ] && [ "$elf" = "$want_elf" ] && [ "$ptx" = "$want_ptx" ] && [ "$counts" = 1 ] && echo 1 || echo 0) \
       "${f##*/}: machine code for ${elf:-nothing}, PTX for ${ptx:-nothing}, as promised ($want_elf+ $want_ptx)"
   done
-  # Debian 13's toolkit for GIMP 3, Debian 12's for 2.10; the runtime's own
-  # version string (cudart's) in the binary says the same.
+  # Debian 13's toolkit for GIMP 3 (PTX ISA 8.4), Debian 12's for 2.10 (7.8):
+  # the PTX's ISA names the toolkit whose runtime was linked in.
   runtime=$(sed -n 's/^cuda-runtime: \([0-9]*\.[0-9]*\).*/\1/p' "$info")
-  case ${1##*-} in gimp3) expect=12.4 ;; *) expect=11.8 ;; esac
-  embedded=$(strings "$1/cuda-gaussian-blur" | grep -c -E "cuda_?rt.*${expect%%.*}\.${expect#*.}|CUDART.*${expect%%.*}\.${expect#*.}")
-  result $([ "$runtime" = $expect ] && [ "$embedded" -gt 0 ] && echo 1 || echo 0) \
-    "${1##*-}: CUDA runtime $runtime linked in (expected $expect; named in the binary: $embedded times)"
+  case ${1##*-} in gimp3) expect=12.4 isa=8.4 ;; *) expect=11.8 isa=7.8 ;; esac
+  got=$($cuobjdump -ptx "$1/cuda-gaussian-blur" 2>/dev/null | sed -n 's/^\.version //p' | sort -u | tr '\n' ' ')
+  result $([ "$runtime" = $expect ] && [ "$got" = "$isa " ] && echo 1 || echo 0) \
+    "${1##*-}: CUDA runtime $runtime linked in (expected $expect), PTX ISA ${got:-none}(expected $isa)"
   "$top/tests/check-needed.sh" "$1/cuda-gaussian-blur" "$1/cuda-gaussian-blur.so" >"$work/needed.log" 2>&1
   grep -E '^(PASS|FAIL)' "$work/needed.log"; add_counts "$work/needed.log"
   echo "== ${1##*/}: highest glibc symbol needed: GLIBC_$(readelf -V --wide "$1/cuda-gaussian-blur" "$1/cuda-gaussian-blur.so" \
