@@ -38,7 +38,7 @@ copy () { # COMMAND...: runs it, prints what it did but its "Restart GIMP" line
   printf '%s\n' "$out" | grep -v -e '^Restart GIMP' -e '^$' || true
 }
 plugin_into () { # PROFILE (a folder holding plug-ins/)
-  copy env "$dirvar=$1" sh "$here/scripts/install-user.sh" $action "$here/cuda-gaussian-blur" "$here/locale" $series
+  copy env "$dirvar=$1" sh "$here/scripts/install-user.sh" $action "$here/cuda-gaussian-blur" "$here/locale" ${versions%% *}
 }
 module_into () { # FOLDER (empty: GEGL's user folders, the Flatpak GIMP's too)
   copy env GEGL_MODULE_FOLDER="$1" sh "$here/scripts/install-gegl-user.sh" $action "$here/cuda-gaussian-blur.so" "$here/locale"

@@ -95,7 +95,7 @@ root_of () { case $1 in 3.0) echo "$chroots/trixie" ;; 3.2) echo "$chroots/forky
 for tarball in "$dir"/cuda-gaussian-blur-*-linux-x86_64-gimp*.tar.xz; do
   [ -f "$tarball" ] || { result 0 "no release tarball in $dir"; break; }
   name=$(basename "$tarball" .tar.xz)
-  echo "== $name: $(du -b "$tarball" | cut -f1) bytes"
+  echo "== $name: $(wc -c <"$tarball") bytes"
   rm -rf "$work/unpacked" && mkdir -p "$work/unpacked" && tar -xJf "$tarball" -C "$work/unpacked" || { result 0 "$name unpacks"; continue; }
   static_checks "$work/unpacked/$name"
   case $name in
