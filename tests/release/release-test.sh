@@ -62,7 +62,7 @@ in_root () {
 # must name, the batch suite on the installed copy (MODE: --home or
 # --flatpak-home), --uninstall, and nothing left.
 install_case () {
-  v=$1 pkg=$2 home=$3 layout=$4 mode=${5:---home} host=$3
+  v=$1 pkg=$2 home=$3 layout=$4 mode=${5:---home} host=$3 label=${4:-no profile yet}
   [ $v = 2.10 ] || host=$(root_of $v)$3
   rm -rf "$host" && mkdir -p "$host"
   for d in $layout; do mkdir -p "$host/$d"; done
@@ -79,7 +79,7 @@ install_case () {
            "$host/$profile/plug-ins/cuda-gaussian-blur/locale/ko/LC_MESSAGES/cuda-gaussian-blur.mo" \
            "$host/$data/gegl-0.4/plug-ins/cuda-gaussian-blur.so"; do [ -f "$f" ] || ok=0; done
   grep -q "Installed in $home/.*gegl-0.4/plug-ins" "$work/install.out" && grep -q "Installed in $home/.*plug-ins/cuda-gaussian-blur" "$work/install.out" || ok=0
-  result $([ $rc = 0 ] && [ $ok = 1 ] && echo 1 || echo 0) "GIMP $v, $layout: install.sh puts the plug-in in $profile, the operation in $data" \
+  result $([ $rc = 0 ] && [ $ok = 1 ] && echo 1 || echo 0) "GIMP $v, $label: install.sh puts the plug-in in $profile, the operation in $data" \
     "$(grep -o "$home/[^ ]*" "$work/install.out" | sed "s|$home/|~/|" | tr '\n' ' ')"
   [ $rc = 0 ] || cat "$work/install.out"
   gv=$v; [ $v = 2.10 ] && gv=2
@@ -88,7 +88,7 @@ install_case () {
   in_root $v "HOME=$home $pkg/install.sh --uninstall" >"$work/uninstall.out" 2>&1
   rc=$?
   left=$(find "$host" -name 'cuda-gaussian-blur*' -o -path '*gegl-0.4/plug-ins/locale*' | sed "s|$host/|~/|")
-  result $([ $rc = 0 ] && [ -z "$left" ] && echo 1 || echo 0) "GIMP $v, $layout: --uninstall leaves nothing" "$left"
+  result $([ $rc = 0 ] && [ -z "$left" ] && echo 1 || echo 0) "GIMP $v, $label: --uninstall leaves nothing" "$left"
 }
 root_of () { case $1 in 3.0) echo "$chroots/trixie" ;; 3.2) echo "$chroots/forky" ;; esac; }
 
