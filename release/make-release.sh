@@ -6,7 +6,8 @@
 #   release/make-release.sh [gimp3] [gimp2.10]     (default: both)
 # Writes _release/cuda-gaussian-blur-VERSION-linux-x86_64-SERIES.tar.xz (each
 # with its BUILD-INFO, also beside it) and prints their sizes.
-# RELEASE_CONFIGURE_FLAGS: more configure options (--with-cuda-arch=75 to try).
+# RELEASE_CONFIGURE_FLAGS: more configure options, shell-quoted
+# (--with-cuda-arch=75 to try; --with-cuda-arch='75 90').
 # Inside (the chroot or here): make-release.sh --build SERIES BUILDDIR STAGEDIR.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,8 +19,8 @@ if [ "${1:-}" = --build ]; then
   case $series in gimp3) gimp=3 cxx=/usr/bin/g++-13 ;; gimp2.10) gimp=2 cxx=/usr/bin/g++-11 ;; esac
   rm -rf "$build" "$stage" && mkdir -p "$build" "$stage/scripts" "$stage/licenses"
   cd "$build"
-  "$top/configure" --with-gimp=$gimp --with-cuda=/usr --with-cuda-host-compiler=$cxx \
-    ${RELEASE_CONFIGURE_FLAGS:-} >configure.out 2>&1 || { tail -n 20 configure.out; exit 1; }
+  eval "\"\$top/configure\" --with-gimp=$gimp --with-cuda=/usr --with-cuda-host-compiler=$cxx \
+    ${RELEASE_CONFIGURE_FLAGS:-}" >configure.out 2>&1 || { tail -n 20 configure.out; exit 1; }
   grep -A7 '^ *cuda-gaussian-blur ' configure.out
   # Every image in the fatbins compressed, PTX too (the ELF only by default).
   nice -n 10 make -j"$(nproc)" NVCC="/usr/bin/nvcc -Xfatbin=-compress-all" \
