@@ -56,7 +56,9 @@ if [ "${1:-}" = --build ]; then
 fi
 
 [ "$(id -u)" = 0 ] || { echo "make-release: needs root (the chroot, and hiding /usr/local)" >&2; exit 1; }
-[ -x "$top/configure" ] && [ "$top/configure" -nt "$top/configure.ac" ] || (cd "$top" && ./autogen.sh >/dev/null)
+# configure and Makefile.in made here: the chroots' automake is another version.
+[ -x "$top/configure" ] && [ -f "$top/Makefile.in" ] &&
+  [ -z "$(find "$top/configure.ac" "$top/Makefile.am" -newer "$top/Makefile.in")" ] || (cd "$top" && ./autogen.sh >/dev/null)
 out=$top/_release
 mkdir -p "$out"
 for series in ${*:-gimp3 gimp2.10}; do
