@@ -84,7 +84,7 @@ install_case () {
   [ $rc = 0 ] || cat "$work/install.out"
   gv=$v; [ $v = 2.10 ] && gv=2
   "$top/tests/gimp/run-batch-tests.sh" $gv "$mode=$home" >"$work/batch.log" 2>&1
-  grep -E '^(FAIL)|passed, ' "$work/batch.log"; add_counts "$work/batch.log"
+  sed -n 's/^\(FAIL.*\|[0-9]* passed, .*\)/  batch suite: \1/p' "$work/batch.log"; add_counts "$work/batch.log"
   in_root $v "HOME=$home $pkg/install.sh --uninstall" >"$work/uninstall.out" 2>&1
   rc=$?
   left=$(find "$host" -name 'cuda-gaussian-blur*' -o -path '*gegl-0.4/plug-ins/locale*' | sed "s|$host/|~/|")
@@ -128,7 +128,7 @@ for tarball in "$dir"/cuda-gaussian-blur-*-linux-x86_64-gimp*.tar.xz; do
         && [ -f "$(root_of 3.0)$sys/gegl-0.4/cuda-gaussian-blur.so" ] && echo 1 || echo 0) "GIMP 3.0: install.sh --system" \
         "$(grep -o "$sys[^ ]*" "$work/system.out" | tr '\n' ' ')"
       "$top/tests/gimp/run-batch-tests.sh" 3.0 --installed >"$work/batch.log" 2>&1
-      grep -E '^(FAIL)|passed, ' "$work/batch.log"; add_counts "$work/batch.log"
+      sed -n 's/^\(FAIL.*\|[0-9]* passed, .*\)/  batch suite: \1/p' "$work/batch.log"; add_counts "$work/batch.log"
       in_root 3.0 "/tmp/cgb-release/install.sh --system --uninstall" >/dev/null 2>&1
       left=$(find "$(root_of 3.0)$sys/gimp/3.0/plug-ins" "$(root_of 3.0)$sys/gegl-0.4" -name 'cuda-gaussian-blur*')
       result $([ -z "$left" ] && echo 1 || echo 0) "GIMP 3.0: --system --uninstall leaves nothing" "$left"
