@@ -132,7 +132,7 @@ for tarball in "$dir"/cuda-gaussian-blur-*-linux-x86_64-gimp*.tar.xz; do
       in_root 3.0 "/tmp/cgb-release/install.sh --system --uninstall" >/dev/null 2>&1
       left=$(find "$(root_of 3.0)$sys/gimp/3.0/plug-ins" "$(root_of 3.0)$sys/gegl-0.4" -name 'cuda-gaussian-blur*')
       result $([ -z "$left" ] && echo 1 || echo 0) "GIMP 3.0: --system --uninstall leaves nothing" "$left"
-      rm -rf "$(root_of 3.0)/tmp/cgb-release" "$(root_of 3.2)/tmp/cgb-release"
+      rm -rf "$(root_of 3.0)"/tmp/cgb-release* "$(root_of 3.2)"/tmp/cgb-release*
       # The GIMP 3 tarball where only GIMP 2.10 is (this machine): refused, nothing written.
       out=$(HOME=$work/home3 "$work/unpacked/$name/install.sh" 2>&1)
       result $([ $? != 0 ] && echo "$out" | grep -q 'found no GIMP 3' && [ ! -e "$work/home3" ] && echo 1 || echo 0) \
