@@ -3,7 +3,8 @@
 # translations) where GEGL looks for a user's operations: the native
 # ${XDG_DATA_HOME:-~/.local/share}/gegl-0.4/plug-ins, and the Flatpak GIMP's
 # ~/.var/app/org.gimp.GIMP/data/gegl-0.4/plug-ins when a Flatpak GIMP exists.
-# Prints each folder it wrote.
+# Prints each folder it wrote.  GEGL_MODULE_FOLDER names one folder, and then
+# only that one is written (the release's install.sh --system: GEGL's own).
 #   operation/install-gegl-user.sh install|uninstall MODULE LOCALEDIR
 set -eu
 action=${1:?usage: install-gegl-user.sh install|uninstall MODULE LOCALEDIR}
@@ -15,6 +16,7 @@ folders=${XDG_DATA_HOME:-$home/.local/share}/gegl-0.4/plug-ins
 flatpak=$home/.var/app/org.gimp.GIMP
 [ -d "$flatpak" ] && folders="$folders
 $flatpak/data/gegl-0.4/plug-ins"
+folders=${GEGL_MODULE_FOLDER:-$folders}
 
 echo "$folders" | while IFS= read -r folder; do
   case $action in
@@ -30,6 +32,8 @@ echo "$folders" | while IFS= read -r folder; do
     uninstall)
       [ -f "$folder/$name.so" ] || continue
       rm -f "$folder/$name.so" "$folder"/locale/*/LC_MESSAGES/$name.mo
+      # The locale folders it made, where no other module's catalogue is left.
+      rmdir "$folder"/locale/*/LC_MESSAGES "$folder"/locale/* "$folder/locale" 2>/dev/null || true
       echo "Removed $folder/$name.so" ;;
     *) echo "install-gegl-user: install or uninstall, not '$action'" >&2; exit 2 ;;
   esac

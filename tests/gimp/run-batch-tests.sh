@@ -13,6 +13,12 @@
 #                                              in the chroot (its Debian package)
 #   tests/gimp/run-batch-tests.sh 3.0 BUILDDIR   with GIMP3_CONSOLE set: that GIMP 3,
 #                                              with the plug-in built in BUILDDIR
+#   tests/gimp/run-batch-tests.sh 2|3.0|3.2 --home=DIR   with the plug-in and the
+#                                              operation an install put in HOME=DIR (the
+#                                              release's install.sh; for GIMP 3 a chroot path)
+#   tests/gimp/run-batch-tests.sh 2|3.0|3.2 --flatpak-home=DIR   the same as the Flatpak
+#                                              GIMP sees it: XDG_CONFIG_HOME and XDG_DATA_HOME
+#                                              in DIR/.var/app/org.gimp.GIMP
 # Prints one line per case and ends with "N passed, N failed".  GIMP
 # elsewhere (the GPU machine's relocatable bundles, tests/gpu-check.sh):
 # GIMP2_CONSOLE or GIMP3_CONSOLE names its gimp-console (the bundle's
@@ -25,7 +31,14 @@ gimp_version "${1:?usage: run-batch-tests.sh 2 BUILDDIR|--installed | 3.0|3.2 [-
 build=${2:-}
 work=$(mktemp -d /tmp/cgb-gimp$version.XXXXXX)
 profile=$work/profile
-mkdir -p "$profile/plug-ins/cuda-gaussian-blur"
+# An installed user's copy: HOME (and the Flatpak's XDG folders) for GIMP, its profile.
+user_env="" dotversion=$version; [ "$version" = 2 ] && dotversion=2.10
+case $build in
+  --home=*) user_env="HOME=${build#*=}"; profile=${build#*=}/.config/GIMP/$dotversion ;;
+  --flatpak-home=*) app=${build#*=}/.var/app/org.gimp.GIMP
+    user_env="HOME=${build#*=} XDG_CONFIG_HOME=$app/config XDG_DATA_HOME=$app/data"; profile=$app/config/GIMP/$dotversion ;;
+  *) mkdir -p "$profile/plug-ins/cuda-gaussian-blur" ;;
+esac
 PY=${PYTHON:-/usr/bin/python3}   # Debian's, which has python3-opencv
 
 $PY "$here/batch_test.py" prepare "$major" "$work" || exit 1
@@ -33,10 +46,10 @@ $PY "$here/batch_test.py" prepare "$major" "$work" || exit 1
 case $version in
   2)
     [ -n "$build" ] || { echo "BUILDDIR or --installed needed for GIMP 2" >&2; exit 2; }
-    if [ "$build" != --installed ]; then
+    if [ "$build" != --installed ] && [ -z "$user_env" ]; then
       cp "$build/plugin/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur/" || exit 1
     fi
-    GIMP2_DIRECTORY=$profile timeout -k 10 "$GIMP_RUN_LIMIT" \
+    env $user_env GIMP2_DIRECTORY=$profile timeout -k 10 "$GIMP_RUN_LIMIT" \
       ${GIMP2_CONSOLE:-gimp-console-2.10} -i -b "(load \"$work/cases.scm\")" -b '(gimp-quit 0)' >"$work/log" 2>&1
     rc=$?
     ;;
@@ -44,12 +57,12 @@ case $version in
     if [ -n "${GIMP3_CONSOLE:-}" ]; then
       [ -n "$build" ] || { echo "BUILDDIR needed with GIMP3_CONSOLE" >&2; exit 2; }
       cp "$build/plugin/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur/" || exit 1
-    elif [ "$build" != --installed ]; then
+    elif [ "$build" != --installed ] && [ -z "$user_env" ]; then
       gimp3_build "$work" "${build:--}" /build-gimp$version &&
         in_gimp3 "$work" "cp $plugin_dir/plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/" || exit 1
     fi
     : >"$work/log"
-    in_gimp3 "$work" "GIMP3_DIRECTORY=$profile $(gimp_binary console) -i \
+    in_gimp3 "$work" "$user_env GIMP3_DIRECTORY=$profile $(gimp_binary console) -i \
       --batch-interpreter=plug-in-script-fu-eval --quit -b '(load \"$work/cases.scm\")'" >"$work/log" 2>&1
     rc=$?
     ;;
@@ -63,12 +76,12 @@ if [ -n "$oneliner" ]; then
     # Word for word, with GIMP2_CONSOLE under the README's name.
     2) tmp=/tmp; mkdir -p "$work/bin"
        [ -n "${GIMP2_CONSOLE:-}" ] && ln -s "$GIMP2_CONSOLE" "$work/bin/gimp-console-2.10"
-       run_line () { GIMP2_DIRECTORY=$profile PATH=$work/bin:$PATH timeout -k 10 300 sh -c "$oneliner"; } ;;
+       run_line () { env $user_env GIMP2_DIRECTORY=$profile PATH=$work/bin:$PATH timeout -k 10 300 sh -c "$oneliner"; } ;;
     # Word for word but the folder: /tmp is the chroot's own (and
     # GIMP3_CONSOLE under the README's name).
     *) tmp=$work; oneliner=$(echo "$oneliner" | sed "s|/tmp/|$work/|g"); mkdir -p "$work/bin"
        [ -n "${GIMP3_CONSOLE:-}" ] && ln -s "$GIMP3_CONSOLE" "$work/bin/${oneliner%% *}"
-       run_line () { in_gimp3 "$work" "PATH=$work/bin:\$PATH GIMP3_DIRECTORY=$profile $oneliner"; } ;;
+       run_line () { in_gimp3 "$work" "$user_env PATH=$work/bin:\$PATH GIMP3_DIRECTORY=$profile $oneliner"; } ;;
   esac
   cp "$work/gray8.png" "$tmp/in.png" && rm -f "$tmp/out.png"
   echo "== README one-liner: $oneliner" >>"$work/log"
