@@ -22,8 +22,8 @@ if [ "${1:-}" = --build ]; then
   eval "\"\$top/configure\" --with-gimp=$gimp --with-cuda=/usr --with-cuda-host-compiler=$cxx \
     ${RELEASE_CONFIGURE_FLAGS:-}" >configure.out 2>&1 || { tail -n 20 configure.out; exit 1; }
   grep -A7 '^ *cuda-gaussian-blur ' configure.out
-  # Every image in the fatbins compressed, PTX too (the ELF only by default).
-  nice -n 10 make -j"$(nproc)" NVCC="/usr/bin/nvcc -Xfatbin=-compress-all" \
+  # configure compresses every image in the fatbins (-Xfatbin=-compress-all).
+  nice -n 10 make -j"$(nproc)" \
     plugin/cuda-gaussian-blur operation/cuda-gaussian-blur.so po-catalogs >make.out 2>&1 \
     || { grep -m 20 -E 'error|Error' make.out; tail -n 5 make.out; exit 1; }
   strip -o "$stage/cuda-gaussian-blur" plugin/cuda-gaussian-blur
