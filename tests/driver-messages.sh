@@ -1,11 +1,13 @@
 #!/bin/sh
 # Why a CUDA build blurs on the CPU, as a user reads it: with no NVIDIA
-# driver (libcuda.so.1 hidden in a private mount namespace), and with the
-# driver library this machine has (too old for the build's runtime, or
-# present without a GPU).  The expected CUDA version comes from the build's
+# driver (in the Debian forky chroot, which has none), and with the driver
+# library this machine has (too old for the build's runtime, or present
+# without a GPU).  The expected CUDA version comes from the build's
 # nvcc, the driver branches from NVIDIA's compatibility table.
-#   tests/driver-messages.sh BUILD      (as root; BUILD is a CUDA build with tests/bench)
+#   tests/driver-messages.sh BUILD      (as root; BUILD is a CUDA build with
+#                                         tests/bench, inside this tree)
 set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: driver-messages.sh BUILD}" && pwd)
 passed=0 failed=0
 check () { # name, the reason bench printed, an extended regular expression
@@ -36,12 +38,17 @@ elif [ ! -e /proc/driver/nvidia/version ]; then
   check "a driver library without its kernel module" "$(reason)" "^no CUDA device: "
 fi
 
-# No driver at all (unshare's namespace is private: the mounts stay in it).
-hidden=$(unshare --mount sh -c '
-  for lib in $(ldconfig -p | sed -n "s/^.*libcuda\.so\.1 .*=> //p"); do
-    mount --bind /dev/null "$(readlink -f "$lib")" || exit 1
-  done
-  "$1" --backend cuda --size 64 --reps 1 2>&1' sh "$build/tests/bench" \
+# No driver at all: Debian forky's chroot (tests/gimp3-chroot.sh) has no
+# NVIDIA library; the build, inside this tree, is seen there under /src.
+case $build in
+  "$top"/*) ;;
+  *) echo "FAIL: $build is not inside $top, which the chroot sees"; echo "0 passed, 1 failed"; exit 1 ;;
+esac
+in_forky () { "$top/tests/gimp3-chroot.sh" 3.2 "$@"; }
+if in_forky sh -c 'ldconfig -p | grep -q "libcuda\.so\.1 "'; then
+  echo "FAIL: the forky chroot has a libcuda.so.1"; failed=$((failed + 1))
+fi
+hidden=$(in_forky "/src/${build#"$top"/}/tests/bench" --backend cuda --size 64 --reps 1 2>&1 \
   | sed -n 's/^cuda: skipped: CUDA backend requested but unusable: //p')
 check "no driver" "$hidden" "^no NVIDIA driver \(libcuda\.so\.1 not found\); $needs$"
 echo "$passed passed, $failed failed"
