@@ -9,9 +9,10 @@
 /* GIMP's canvas renders the viewport first, in chunks sized to take 1/15 s
  * each.  A chunk whose larger side is at most BLOCK_MAX / BLOCK_SIDES gets
  * the aligned block of BLOCK_SIDES times its side, as a power of two, which
- * the next chunks reuse; a larger one its row (TAIL_COLS).  Either way each
- * chunk costs about what GIMP expects of it, so GIMP's first chunk of the
- * rest of the layer stays small and does not hold the view back. */
+ * the next chunks reuse; a larger one itself, or its row (ROW_NARROW).
+ * Either way each chunk costs about what GIMP expects of it, so GIMP's
+ * first chunk of the rest of the layer stays small and does not hold the
+ * view back. */
 #define BLOCK_SIDES    2
 #define BLOCK_MAX      1024
 /* When a view's worth of blocks with their halos costs VIEW_GAIN times
@@ -41,11 +42,14 @@
  * width): the rest of the layer left of the view must not blur the view's
  * rows again, which GIMP has just rendered. */
 #define BAND_COLS      2048
-/* A larger chunk inside the layer (the view's, or one of GIMP's later
- * chunks of a row of the rest) gets its rows from its left edge right,
- * BAND_COLS (or its own width) wide: GIMP's next chunks of the row are in
- * it, instead of each paying its own halo.  A band or row that would leave
- * less than TAIL_COLS at the layer's right reaches the edge instead. */
+/* A larger chunk inside the layer at most ROW_NARROW wide (one of GIMP's
+ * later chunks of a row of the rest) gets its rows from its left edge
+ * right, BAND_COLS wide: GIMP's next chunks of the row are in it, instead
+ * of each paying its own halo.  Not a wider one (the view's, at 50 %: its
+ * next chunk reaches the view's edge, past BAND_COLS, and would blur the
+ * overlap again).  A band or row that would leave less than TAIL_COLS at
+ * the layer's right reaches the edge instead. */
+#define ROW_NARROW     512
 #define TAIL_COLS      1024
 
 static gint
@@ -165,7 +169,7 @@ operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box, gin
   while (block < BLOCK_SIDES * (MAX (roi->width, roi->height) & ~15))
     block *= 2;
   if (block > BLOCK_MAX)
-    return row_of (roi, box);
+    return roi->width <= ROW_NARROW ? row_of (roi, box) : *roi;
   view = view_of (roi, box);
   if (!blocks_cost_more (&view, block, radius))
     return block_of (roi, box, block);
