@@ -9,9 +9,10 @@
 /* GIMP's canvas renders the viewport first, in chunks sized to take 1/15 s
  * each.  A chunk whose larger side is at most BLOCK_MAX / BLOCK_SIDES gets
  * the aligned block of BLOCK_SIDES times its side, as a power of two, which
- * the next chunks reuse; a larger one gets just itself.  Either way each
- * chunk costs about what GIMP expects of it, so GIMP's first chunk of the
- * rest of the layer stays small and does not hold the view back. */
+ * the next chunks reuse; a larger one itself, or its row (ROW_NARROW).
+ * Either way each chunk costs about what GIMP expects of it, so GIMP's
+ * first chunk of the rest of the layer stays small and does not hold the
+ * view back. */
 #define BLOCK_SIDES    2
 #define BLOCK_MAX      1024
 /* When a view's worth of blocks with their halos costs VIEW_GAIN times
@@ -41,6 +42,15 @@
  * width): the rest of the layer left of the view must not blur the view's
  * rows again, which GIMP has just rendered. */
 #define BAND_COLS      2048
+/* A larger chunk inside the layer at most ROW_NARROW wide (one of GIMP's
+ * later chunks of a row of the rest) gets its rows from its left edge
+ * right, BAND_COLS wide: GIMP's next chunks of the row are in it, instead
+ * of each paying its own halo.  Not a wider one (the view's, at 50 %: its
+ * next chunk reaches the view's edge, past BAND_COLS, and would blur the
+ * overlap again).  A band or row that would leave less than TAIL_COLS at
+ * the layer's right reaches the edge instead. */
+#define ROW_NARROW     512
+#define TAIL_COLS      1024
 
 static gint
 floor_to (gint v, gint block)
@@ -64,12 +74,34 @@ is_band_chunk (const GeglRectangle *roi, const GeglRectangle *box)
          || roi->width >= BAND_WIDE * box->width;
 }
 
+/* Columns from `roi`'s left edge right: BAND_COLS or its width, or to the
+ * layer's right edge when less than TAIL_COLS would be left. */
+static gint
+cols_of (const GeglRectangle *roi, const GeglRectangle *box)
+{
+  gint cols = MAX (roi->width, BAND_COLS);
+
+  if (box->x + box->width - (roi->x + cols) < TAIL_COLS)
+    cols = box->x + box->width - roi->x;
+  return cols;
+}
+
 /* The band from `roi`'s first row down and from its left edge right. */
 static GeglRectangle
 band_of (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
 {
   gint          rows = MAX (roi->height, MAX (BAND_ROWS, BAND_REACH * radius));
-  GeglRectangle region = { roi->x, roi->y, MAX (roi->width, BAND_COLS), rows };
+  GeglRectangle region = { roi->x, roi->y, cols_of (roi, box), rows };
+
+  gegl_rectangle_intersect (&region, &region, box);
+  return region;
+}
+
+/* `roi`'s rows from its left edge right. */
+static GeglRectangle
+row_of (const GeglRectangle *roi, const GeglRectangle *box)
+{
+  GeglRectangle region = { roi->x, roi->y, cols_of (roi, box), roi->height };
 
   gegl_rectangle_intersect (&region, &region, box);
   return region;
@@ -137,7 +169,7 @@ operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box, gin
   while (block < BLOCK_SIDES * (MAX (roi->width, roi->height) & ~15))
     block *= 2;
   if (block > BLOCK_MAX)
-    return *roi;
+    return roi->width <= ROW_NARROW ? row_of (roi, box) : *roi;
   view = view_of (roi, box);
   if (!blocks_cost_more (&view, block, radius))
     return block_of (roi, box, block);

@@ -10,7 +10,8 @@
  * blur reaching `radius` pixels: for a tile at its top-left corner (where
  * GIMP's merge starts), the whole box; for a chunk at its left or right
  * edge, or nearly as wide (the canvas's rest of the layer, an export), the
- * full-width band from its first row down; for any other (the canvas's
+ * full-width band from its first row down; for a larger, narrow chunk
+ * inside it, its rows from its left edge right; for any other (the canvas's
  * viewport), a view's worth of the box right of and below it, which the
  * view's next chunks reuse instead of each paying an engine run and a
  * halo, or the whole box when that is half of it or more. */

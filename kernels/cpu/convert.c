@@ -53,6 +53,53 @@ load_u8_scaled (const unsigned char *row, int pixels, int channels, int has_alph
     }
 }
 
+/* u16 codes (native order, maybe unaligned) to floats through a table,
+ * premultiplied in the same pass: as load_u8, one pass instead of two. */
+static void
+load_u16 (const unsigned char *row, int pixels, int channels, int has_alpha, const float *table,
+          float *out)
+{
+  uint16_t v[8];
+
+  for (int p = 0; p < pixels; p++, row += 2 * channels, out += channels)
+    {
+      memcpy (v, row, 2 * (size_t) channels);
+      if (!has_alpha)
+        {
+          for (int c = 0; c < channels; c++)
+            out[c] = table[v[c]];
+          continue;
+        }
+      const float a = v[channels - 1] * (1.0f / 65535.0f);
+      for (int c = 0; c < channels - 1; c++)
+        out[c] = table[v[c]] * a;
+      out[channels - 1] = a;
+    }
+}
+
+/* The same for codes stored as is: code * (1 / 65535). */
+static void
+load_u16_scaled (const unsigned char *row, int pixels, int channels, int has_alpha, float *out)
+{
+  const float scale = 1.0f / 65535.0f;
+  uint16_t    v[8];
+
+  for (int p = 0; p < pixels; p++, row += 2 * channels, out += channels)
+    {
+      memcpy (v, row, 2 * (size_t) channels);
+      if (!has_alpha)
+        {
+          for (int c = 0; c < channels; c++)
+            out[c] = v[c] * scale;
+          continue;
+        }
+      const float a = v[channels - 1] * scale;
+      for (int c = 0; c < channels - 1; c++)
+        out[c] = v[c] * scale * a;
+      out[channels - 1] = a;
+    }
+}
+
 /* Working values are normalised to [0,1] (u8 / 255, u16 / 65535, float as
  * is), in linear light when asked, premultiplied when asked. */
 void
@@ -72,16 +119,11 @@ gblur_cpu_load_row (const unsigned char *row, gblur_sample sample, int pixels, i
         load_u8_scaled (row, pixels, channels, has_alpha, out);
       return;
     case GBLUR_U16:
-      for (int p = 0; p < pixels; p++)
-        for (int c = 0; c < channels; c++)
-          {
-            const size_t i = (size_t) p * channels + c;
-            uint16_t     v;
-            memcpy (&v, row + 2 * i, 2);
-            out[i] = linear && !(has_alpha && c == channels - 1) ? srgb->decode_u16[v]
-                                                                 : v * (1.0f / 65535.0f);
-          }
-      break;
+      if (linear)
+        load_u16 (row, pixels, channels, has_alpha, srgb->decode_u16, out);
+      else
+        load_u16_scaled (row, pixels, channels, has_alpha, out);
+      return;
     case GBLUR_F32:
       memcpy (out, row, (size_t) n * sizeof (float));
       break;
@@ -222,22 +264,35 @@ unpremultiply_row (float *values, int pixels, int channels)
     }
 }
 
-/* 16-bit codes, sRGB-encoded in linear light (alpha stays linear). */
+/* 16-bit codes, sRGB-encoded in linear light, colours divided by alpha
+ * (when premultiplied) in the same pass; alpha stays linear. */
 static void
-store_u16 (const float *values, int pixels, int channels, int has_alpha, int linear,
-           const gblur_srgb_tables *srgb, unsigned char *row)
+store_u16_linear (const float *values, int pixels, int channels, int has_alpha,
+                  const gblur_srgb_tables *srgb, unsigned char *row)
 {
-  for (int p = 0; p < pixels; p++)
-    for (int c = 0; c < channels; c++)
-      {
-        const size_t i = (size_t) p * channels + c;
-        uint16_t     code;
-        if (linear && !(has_alpha && c == channels - 1))
-          code = (uint16_t) gblur_encode_u16_linear (srgb, values[i]);
-        else
-          code = (uint16_t) (clamp01 (values[i]) * 65535.0f + 0.5f);
-        memcpy (row + 2 * i, &code, 2);
-      }
+  const int colours = has_alpha ? channels - 1 : channels;
+  uint16_t  code[8];
+
+  for (int p = 0; p < pixels; p++, values += channels, row += 2 * channels)
+    {
+      const float inv = has_alpha ? unpremultiply_factor (values[channels - 1]) : 1.0f;
+      for (int c = 0; c < colours; c++)
+        code[c] = (uint16_t) gblur_encode_u16_linear (srgb, has_alpha ? values[c] * inv : values[c]);
+      if (has_alpha)
+        code[channels - 1] = (uint16_t) (clamp01 (values[channels - 1]) * 65535.0f + 0.5f);
+      memcpy (row, code, 2 * (size_t) channels);
+    }
+}
+
+/* 16-bit codes stored as is (values already unpremultiplied). */
+static void
+store_u16_plain (const float *values, int n, unsigned char *row)
+{
+  for (int i = 0; i < n; i++)
+    {
+      const uint16_t code = (uint16_t) (clamp01 (values[i]) * 65535.0f + 0.5f);
+      memcpy (row + 2 * (size_t) i, &code, 2);
+    }
 }
 
 void
@@ -253,6 +308,11 @@ gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags, gb
       store_u8_linear (values, pixels, channels, has_alpha, srgb, row);
       return;
     }
+  if (sample == GBLUR_U16 && linear)
+    {
+      store_u16_linear (values, pixels, channels, has_alpha, srgb, row);
+      return;
+    }
   if (has_alpha)
     unpremultiply_row (values, pixels, channels);
 
@@ -263,7 +323,7 @@ gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags, gb
         row[i] = (unsigned char) (clamp01 (values[i]) * 255.0f + 0.5f);
       break;
     case GBLUR_U16:
-      store_u16 (values, pixels, channels, has_alpha, linear, srgb, row);
+      store_u16_plain (values, n, row);
       break;
     case GBLUR_F32:
       memcpy (row, values, (size_t) n * sizeof (float));

@@ -29,7 +29,9 @@ area (const GeglRectangle *r)
 
 /* The viewport's chunks at 100 % zoom on a 24 MP layer: a small one gets
  * the aligned block of twice its side (which the next chunks reuse), one
- * across a block edge only its overhang; a larger one itself; with a
+ * across a block edge only its overhang; a larger one itself, or its rows
+ * 2048 columns right where at most 512 wide (GIMP's next chunks of the
+ * row), to the layer's right edge when less than 1024 would be left; with a
  * large blur, whose blocks would cost more in halos than a view's worth of
  * the layer, that view's worth from the chunk right and down. */
 static void
@@ -41,13 +43,20 @@ view_chunks (void)
   GeglRectangle ra = operation_cached_region (&a, &box, 9);
   GeglRectangle rb = operation_cached_region (&b, &box, 9);
   GeglRectangle rm = operation_cached_region (&mid, &box, 9);
+  GeglRectangle late = { 4096, 2540, 256, 1460 }, near = { 3000, 2540, 384, 1460 };
+  GeglRectangle rl = operation_cached_region (&late, &box, 300);
+  GeglRectangle rn = operation_cached_region (&near, &box, 300);
   GeglRectangle rf = operation_cached_region (&first, &box, 300);
 
   check (contains (&ra, &a) && ra.x % 512 == 0 && ra.y % 512 == 0 && ra.width == 512 && ra.height == 512,
          "a small chunk gets its aligned block", &ra);
   check (contains (&rb, &b) && rb.x == b.x && rb.x + rb.width == 3072 && rb.height == 512,
          "a chunk across a block edge adds only its overhang", &rb);
-  check (gegl_rectangle_equal (&rm, &mid), "a larger chunk gets itself", &rm);
+  check (gegl_rectangle_equal (&rm, &mid), "a larger, wide chunk gets itself", &rm);
+  check (rl.x == late.x && rl.x + rl.width == 6000 && rl.y == late.y && rl.height == late.height,
+         "a later chunk of a row of the rest gets the row to the layer's edge", &rl);
+  check (rn.x == near.x && rn.x + rn.width == 6000 && rn.height == near.height,
+         "a row leaving less than 1024 columns reaches the edge", &rn);
   check (contains (&rf, &first) && rf.x == first.x && rf.y == first.y && rf.width >= 1920
          && rf.height >= 1080 && (rf.x + rf.width) % 128 == 0 && (rf.y + rf.height) % 128 == 0,
          "with a large blur, a view's worth right and down, on the tile grid", &rf);
