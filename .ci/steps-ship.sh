@@ -1,0 +1,92 @@
+# CI steps for what users install: make install-user, the Debian packages,
+# the release tarballs (.ci/steps.sh).
+
+# Fake homes, a Flatpak GIMP's among them: the GIMP 2.10 build, the
+# GEGL-only one and the GIMP 3.0 one (its chroot).
+step_install_user () {
+  wait_for cpu-build
+  needs _build/Makefile build && needs _build-cpu/Makefile cpu-build || return 1
+  tests/install-user-test.sh _build _build-cpu >_build/install-user.log 2>&1
+  tests/gimp3-chroot.sh 3.0 /src/tests/install-user-test.sh /build-gimp3.0 >_build/install-user3.log 2>&1
+  grep -h -E '^(PASS|FAIL)|passed, ' _build/install-user.log _build/install-user3.log
+  add_counts _build/install-user.log; add_counts _build/install-user3.log
+}
+
+deb_copy () { # folder: this tree, without build outputs
+  rm -rf "$1" && mkdir -p "$1/src"
+  tar --exclude='./_build*' --exclude=./_quickstart --exclude=./_release --exclude=./_ci -cf - . | tar -xf - -C "$1/src"
+}
+# GIMP 2.10's package (Debian 12, here) and GIMP 3.0's (Debian 13, in its
+# chroot), each with Debian's toolkit, from a copy of this tree.
+step_debian_build () {
+  check "Debian 12 package (GIMP 2.10) builds with CUDA 11.8" debian_build_12
+  check "Debian 13 package (GIMP 3.0) builds with CUDA 12.4" debian_build_13
+}
+# Installed, the batch suite run on the installed copy, removed again.
+step_debian_test () {
+  wait_for debian-build
+  check "Debian 12 package (GIMP 2.10): installed, batch tests on the installed copy" debian_test_12
+  check "Debian 13 package (GIMP 3.0): installed, batch tests on the installed copy" debian_test_13
+}
+deb13=${GIMP3_CHROOTS:-/var/cache/cuda-gaussian-blur}/trixie/tmp/cgb-deb
+debian_build_12 () {
+  deb_copy /tmp/cgb-deb
+  # nocheck: its make check is the build step's (this machine, this tree).
+  (cd /tmp/cgb-deb/src && CONFIGURE_FLAGS=--with-cuda-arch=60 DEB_BUILD_OPTIONS=nocheck \
+     dpkg-buildpackage -b -us -uc >../build.log 2>&1) \
+    || { tail -n 40 /tmp/cgb-deb/build.log; return 1; }
+  grep -E "^ *CUDA backend: +yes \(/usr/bin/nvcc, CUDA 11\.8 " /tmp/cgb-deb/build.log && ls /tmp/cgb-deb/*.deb
+}
+debian_build_13 () {
+  deb_copy "$deb13"
+  tests/gimp3-chroot.sh 3.0 sh -c 'cd /tmp/cgb-deb/src && CONFIGURE_FLAGS=--with-cuda-arch=60 \
+      dpkg-buildpackage -b -us -uc >../build.log 2>&1 || { tail -n 40 ../build.log; exit 1; }
+    grep -E "^ *CUDA backend: +yes \(/usr/bin/nvcc, CUDA 12\.4 " ../build.log && ls /tmp/cgb-deb/*.deb'
+}
+debian_test_12 () {
+  needs "$(ls /tmp/cgb-deb/gimp-cuda-gaussian-blur_*.deb 2>/dev/null | head -n 1)" debian-build || return 1
+  dpkg -i /tmp/cgb-deb/gimp-cuda-gaussian-blur_*.deb >/dev/null || return 1
+  dpkg -L gimp-cuda-gaussian-blur | grep -E 'plug-ins/cuda-gaussian-blur/(cuda-gaussian-blur|locale/ko/.*\.mo)$'
+  local rc=0
+  tests/check-needed.sh $(dpkg -L gimp-cuda-gaussian-blur | grep -E '/cuda-gaussian-blur(\.so)?$' \
+    | while read -r f; do [ -f "$f" ] && echo "$f"; done) || rc=1
+  tests/gimp/run-batch-tests.sh 2 --installed >_build/gimp2-deb.log 2>&1 || rc=1
+  grep -E '^(PASS|FAIL)|passed, ' _build/gimp2-deb.log
+  add_counts _build/gimp2-deb.log
+  dpkg -r gimp-cuda-gaussian-blur >/dev/null
+  return $rc
+}
+debian_test_13 () {
+  needs "$(ls "$deb13"/gimp-cuda-gaussian-blur_*.deb 2>/dev/null | head -n 1)" debian-build || return 1
+  local rc=0
+  tests/gimp3-chroot.sh 3.0 sh -c 'dpkg -i /tmp/cgb-deb/gimp-cuda-gaussian-blur_*.deb >/dev/null &&
+    dpkg -L gimp-cuda-gaussian-blur | grep -E "gimp/3.0/plug-ins/cuda-gaussian-blur/(cuda-gaussian-blur|locale/ko/.*\.mo)$" &&
+    /src/tests/check-needed.sh $(dpkg -L gimp-cuda-gaussian-blur | grep -E "/cuda-gaussian-blur(\.so)?$" |
+      while read -r f; do [ -f "$f" ] && echo "$f"; done)' || rc=1
+  tests/gimp/run-batch-tests.sh 3.0 --installed >_build/gimp3.0-deb.log 2>&1 || rc=1
+  grep -E '^(PASS|FAIL)|passed, ' _build/gimp3.0-deb.log
+  add_counts _build/gimp3.0-deb.log
+  tests/gimp3-chroot.sh 3.0 dpkg -r gimp-cuda-gaussian-blur >/dev/null
+  return $rc
+}
+
+# As a release is made (release/make-release.sh: Debian 13's CUDA 12.4 in
+# its chroot, Debian 12's 11.8 here) but with the oldest and newest machine
+# code only (sm_60, sm_90 and PTX): the same scripts and guards as the
+# release's eight, which make release builds and tests before publishing.
+# Tested as a user gets them (tests/release/release-test.sh).
+CI_RELEASE_ARCHS="60 90"
+step_release_build () {
+  check "release tarballs: release/make-release.sh (sm_${CI_RELEASE_ARCHS// /, sm_} + PTX)" release_tarballs
+}
+step_release_test () {
+  wait_for release-build
+  needs "$(ls _release/*-gimp3.tar.xz 2>/dev/null | head -n 1)" release-build || return 1
+  logged _build/release-test.log tests/release/release-test.sh _release
+}
+release_tarballs () {
+  rm -rf _release
+  RELEASE_CONFIGURE_FLAGS="--with-cuda-arch='$CI_RELEASE_ARCHS'" release/make-release.sh >_build/release.log 2>&1 \
+    || { tail -n 30 _build/release.log; return 1; }
+  grep -h 'bytes:' _build/release.log
+}
