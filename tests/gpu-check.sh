@@ -198,7 +198,7 @@ if [ -n "${GIMP3_BUNDLE:-}" ]; then
     && cp -r /opt/gimp3/profile/plug-ins/file-tiff /opt/gimp3/lib/gimp/3.0/plug-ins/ \
     && cp "$GIMP3_BIN/cuda-gaussian-blur" "$BUILD/gimp3/plugin/" || status=1
   gimp3_batch () { # name, how many calls must merge the operation: none|some
-    run "$1" env GBLUR_BACKEND=cuda CUDA_GBLUR_VERBOSE=1 GIMP3_CONSOLE=/opt/gimp3/run-gimp.sh PYTHON=python3 \
+    run "$1" env GBLUR_BACKEND=cuda GBLUR_VERBOSE=1 GIMP3_CONSOLE=/opt/gimp3/run-gimp.sh PYTHON=python3 \
         ICC_PROFILE_DIRS="$GIMP3_BIN/icc" LANG=C.UTF-8 tests/gimp/run-batch-tests.sh 3.0 "$BUILD/gimp3"
     merged=$(sed -n 's/^== the procedure merged the operation in \([0-9]*\) calls$/\1/p' "$LOGDIR/$1.log")
     case $2:${merged:-none} in
