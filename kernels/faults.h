@@ -1,4 +1,4 @@
-/* Where the engine injects GBLUR_FAULT's faults (syntax in gblur-internal.h):
+/* Where the engine injects a test's faults (gblur_config.faults, gblur.h):
  * product code asks these few questions and reads as product code. */
 #ifndef GBLUR_FAULTS_H
 #define GBLUR_FAULTS_H
@@ -46,19 +46,5 @@ gblur_fault_host_alloc (const gblur_faults *faults)
 {
   return faults->host_alloc;
 }
-
-/* stall:N: the relay between a run's progress reports and its caller's
- * callback (faults.c); an engine keeps one, so that the count spans its
- * runs. */
-typedef struct {
-  gblur_progress_fn progress;   /* the caller's */
-  void             *user_data;
-  int               at;         /* N */
-  int               steps;      /* reports so far, over all the engine's runs */
-} gblur_stall;
-
-/* Puts `stall` between the job's progress reports and its callback when
- * stall:N is set; does nothing otherwise. */
-void gblur_fault_stall_relay (gblur_stall *stall, gblur_job *job);
 
 #endif

@@ -23,8 +23,7 @@ struct gblur_engine {
   gblur_cpu    *cpu;
   gblur_cuda   *cuda;          /* NULL when the CPU backend is in use */
   int           cuda_deferred; /* CUDA not tried yet (gblur_config.defer_cuda) */
-  gblur_settings settings;     /* configuration and environment, read once */
-  gblur_stall   stall;         /* GBLUR_FAULT=stall: the run's progress relay */
+  gblur_settings settings;     /* its configuration, read once */
   char          description[320];
   char          cuda_reason[256];
   char          last_error[512];
@@ -63,7 +62,7 @@ open_backends (gblur_engine *engine, gblur_status *status, char *msg, size_t msg
     snprintf (engine->cuda_reason, sizeof engine->cuda_reason, "CPU backend requested");
   else if (gblur_fault_cuda_init (&settings->faults))
     snprintf (engine->cuda_reason, sizeof engine->cuda_reason,
-              "no CUDA device: injected fault (GBLUR_FAULT=cuda-init)");
+              "no CUDA device: injected fault (cuda-init)");
   else if (settings->backend == GBLUR_BACKEND_AUTO && settings->defer_cuda)
     {
       engine->cuda_deferred = 1;
@@ -218,7 +217,6 @@ prepare_job (gblur_engine *engine, const gblur_image *src, int src_x, int src_y,
     .user_data = params->user_data,
     .faults = &engine->settings.faults,
   };
-  gblur_fault_stall_relay (&engine->stall, job);
 }
 
 /* The job on the engine's backend: CUDA, and the CPU for the whole job if

@@ -27,70 +27,7 @@ typedef struct {
   int radius_x, radius_y;
 } gblur_geometry;
 
-/* ---- The environment (read once, by gblur_settings_read) ----
- *
- * For users: GBLUR_BACKEND=cpu|cuda|auto and GBLUR_THREADS=N (gblur.h).
- * For the tests and benchmarks, to reach or time each path:
- *   GBLUR_CPU_ISA=baseline|avx2|avx512  caps the CPU loops' instruction set
- *   GBLUR_CPU_FFT=off|always            the CPU backend's FFT path for large
- *                                       radii (built with FFTW): off never
- *                                       takes it, always takes it whenever
- *                                       the format allows (kernels/cpu/
- *                                       fft-cost.c); unset, it is taken where it
- *                                       is expected to be faster
- *   GBLUR_CUDA_DEVICE=N                 the CUDA device to use (default 0)
- *   GBLUR_CUDA_NO_FUSED, GBLUR_CUDA_NO_GRAY, GBLUR_CUDA_NO_MMA
- *                                       turn off the fused, gray and
- *                                       tensor-core CUDA paths
- *   GBLUR_FAULT=SITE[:N][,SITE[:N]]...  injects faults, N >= 1 (default 1):
- *     cuda-init    CUDA counts as unusable: the engine uses the CPU and
- *                  gblur_engine_cuda_unavailable_reason says "no CUDA device:
- *                  injected fault ..." (a forced CUDA backend fails instead);
- *     cuda-alloc   the Nth device-buffer reservation of each run fails;
- *     cuda-copy    the Nth host<->device copy of each run fails (1 is the
- *                  weights, then each tile's upload and download in turn);
- *     cuda-launch  the kernel launch of the Nth tile of each run fails (tiles
- *                  are the stripes, counted from the top, unless the memory
- *                  limit splits stripes into column blocks);
- *     cpu-alloc    the CPU backend's scratch allocation fails (GBLUR_E_NOMEM);
- *     cpu-stripe   the CPU backend fails (GBLUR_E_NOMEM) before its Nth
- *                  progress step: rows_valid covers the N - 1 steps done, so
- *                  N >= 2 is a failure in mid-run on any machine;
- *     host-alloc   gblur_engine_alloc_host returns NULL;
- *     stall        the Nth progress report (counted over all the engine's
- *                  runs) prints "gblur: stalled at progress step N (injected
- *                  fault)" on stderr and waits there for up to a minute, then
- *                  goes on: a test that must act in mid-blur (kill the
- *                  process, press Cancel) waits for that line instead of
- *                  guessing how long the blur takes.
- *   A CUDA fault is handled as a real CUDA failure: the CPU backend redoes
- *   the image (result.fell_back_to_cpu), or with config.no_fallback the run
- *   fails with GBLUR_E_CUDA.  CPU faults also hit a fallback's CPU run.  A
- *   site whose N is past the run's last tile, copy or step does nothing.
- *   Messages of injected failures contain "injected fault".  A malformed
- *   value makes gblur_engine_new fail with GBLUR_E_INVALID. */
-
-/* 0 = that site is off, else the 1-based occurrence that fails.  Checked
- * once per tile or per run, never per pixel. */
-typedef struct {
-  int cuda_init;
-  int cuda_alloc;
-  int cuda_copy;
-  int cuda_launch;
-  int cpu_alloc;
-  int cpu_stripe;
-  int host_alloc;
-  int stall;
-} gblur_faults;
-
-/* When the CPU backend takes its FFT path (GBLUR_CPU_FFT). */
-typedef enum {
-  GBLUR_FFT_AUTO = 0,   /* where it is expected to be faster */
-  GBLUR_FFT_OFF,        /* never */
-  GBLUR_FFT_ALWAYS      /* whenever the format allows it */
-} gblur_fft_mode;
-
-/* The engine's configuration with the environment applied. */
+/* The engine's configuration, checked, with its defaults filled in. */
 typedef struct {
   gblur_backend backend;
   size_t        memory_limit;     /* bytes, never 0 */
@@ -98,15 +35,14 @@ typedef struct {
   int           defer_cuda;       /* gblur_config.defer_cuda, AUTO only */
   int           threads;          /* 0 = one per core */
   int           cpu_isa_cap;      /* 0 baseline, 1 avx2, 2 avx512; -1 = the best there is */
-  gblur_fft_mode cpu_fft;         /* GBLUR_CPU_FFT */
+  gblur_fft_mode cpu_fft;
   int           cuda_device;
-  const char   *cuda_device_env;  /* as given, for messages; NULL when unset */
   int           cuda_no_fused, cuda_no_gray, cuda_no_mma;
-  gblur_faults  faults;
+  gblur_faults  faults;           /* all 0 unless a test set some */
 } gblur_settings;
 
-/* Fills *settings from config and the environment; 0 when a variable is
- * malformed, with the reason in msg. */
+/* Fills *settings from config; 0 when a field is out of range, with the
+ * reason in msg. */
 int gblur_settings_read (const gblur_config *config, gblur_settings *settings,
                          char *msg, size_t msg_size);
 

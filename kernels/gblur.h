@@ -99,6 +99,56 @@ typedef struct {
   int  fell_back_to_cpu;  /* a CUDA failure was recovered by the CPU backend */
 } gblur_result;
 
+/* The widest instruction set the CPU loops may use (benchmarks and tests
+ * pin one); never wider than the CPU has. */
+typedef enum {
+  GBLUR_CPU_ISA_BEST = 0,   /* the widest this CPU has */
+  GBLUR_CPU_ISA_BASELINE,   /* the portable loops */
+  GBLUR_CPU_ISA_AVX2,
+  GBLUR_CPU_ISA_AVX512
+} gblur_cpu_isa;
+
+/* When the CPU backend takes its FFT path for large radii (a build with
+ * FFTW; without it the direct loops run whatever this says). */
+typedef enum {
+  GBLUR_FFT_AUTO = 0,   /* where it is expected to be faster */
+  GBLUR_FFT_OFF,        /* never */
+  GBLUR_FFT_ALWAYS      /* whenever the format allows it */
+} gblur_fft_mode;
+
+/* CUDA kernel families to leave out (bit flags), so that tests and
+ * benchmarks reach or time each path; every path gives the same pixels. */
+enum {
+  GBLUR_CUDA_SKIP_FUSED = 1u << 0,  /* the fused general kernel: the two-kernel path */
+  GBLUR_CUDA_SKIP_GRAY = 1u << 1,   /* one channel's own kernels and the small-radius RGBA kernel */
+  GBLUR_CUDA_SKIP_MMA = 1u << 2     /* the tensor cores for 8-bit gray and RGBA */
+};
+
+/* For tests only: failures to inject, each 0 (off) or N >= 1, the
+ * occurrence that fails.  A CUDA fault is handled as a real CUDA failure:
+ * the CPU backend redoes the image (result.fell_back_to_cpu), or with
+ * no_fallback the run fails with GBLUR_E_CUDA.  CPU faults also hit a
+ * fallback's CPU run.  An N past the run's last tile, copy or step does
+ * nothing.  Messages of injected failures contain "injected fault". */
+typedef struct {
+  int cuda_init;    /* CUDA counts as unusable: the engine uses the CPU, and
+                       gblur_engine_cuda_unavailable_reason says "no CUDA device:
+                       injected fault ..." (a forced CUDA backend fails instead) */
+  int cuda_alloc;   /* the Nth device-buffer reservation of each run fails */
+  int cuda_copy;    /* the Nth host<->device copy of each run fails (1 is the
+                       weights, then each tile's upload and download in turn) */
+  int cuda_launch;  /* the kernel launch of the Nth tile of each run fails (tiles
+                       are the stripes, counted from the top, unless the memory
+                       limit splits stripes into column blocks) */
+  int cpu_alloc;    /* the CPU backend's scratch allocation fails (GBLUR_E_NOMEM) */
+  int cpu_stripe;   /* the CPU backend fails (GBLUR_E_NOMEM) before its Nth progress
+                       step: rows_valid covers the N - 1 steps done, so N >= 2 is a
+                       failure in mid-run on any machine */
+  int host_alloc;   /* gblur_engine_alloc_host returns NULL */
+} gblur_faults;
+
+/* The engine's whole configuration: it reads nothing else (no environment).
+ * Zero is the default of every field. */
 typedef struct {
   gblur_backend backend;      /* GBLUR_BACKEND_AUTO unless forced */
   size_t        memory_limit; /* bytes of working memory (device memory for CUDA,
@@ -113,20 +163,20 @@ typedef struct {
    * hands it those rows.  For callers that live for one run (a batch call),
    * so that a GPU never makes a run slower than the CPU alone. */
   int           defer_cuda;
-  /* Non-zero: backend stands whatever GBLUR_BACKEND says (an engine that
-   * must be the CPU: a fallback, or a check that should make no CUDA
-   * context). */
-  int           backend_fixed;
+  int           cuda_device;  /* the CUDA device's index; 0 = the first */
+  gblur_cpu_isa cpu_isa;      /* caps the CPU loops' instruction set */
+  gblur_fft_mode cpu_fft;     /* the CPU backend's FFT path for large radii */
+  unsigned      cuda_skip;    /* GBLUR_CUDA_SKIP_* */
+  /* For tests only; NULL: none.  Copied when the engine is made. */
+  const gblur_faults *faults;
 } gblur_config;
 
 typedef struct gblur_engine gblur_engine;
 
-/* Creates an engine.  The environment variable GBLUR_BACKEND=cpu|cuda|auto
- * overrides config->backend, GBLUR_THREADS overrides config->threads (other
- * variables, for the tests, are listed in gblur-internal.h).  Returns NULL
- * only when memory runs out, a forced backend is unusable or an environment
- * variable is malformed; then *status and (if msg is not NULL) a message of
- * msg_size bytes say why. */
+/* Creates an engine from config (NULL: all defaults).  Returns NULL only
+ * when memory runs out, a forced backend is unusable or a field is out of
+ * range; then *status and (if msg is not NULL) a message of msg_size bytes
+ * say why. */
 gblur_engine *gblur_engine_new (const gblur_config *config,
                                 gblur_status       *status,
                                 char               *msg,

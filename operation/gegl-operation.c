@@ -49,7 +49,7 @@ property_boolean (linear, _("Linear light"), TRUE)
 #define GEGL_OP_C_SOURCE gegl-operation.c
 
 #include "gegl-op.h"
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "pixel-path.h"
 #include "cache-region.h"
 #include "operation-support.h"

@@ -5,7 +5,7 @@
 #include <dlfcn.h>
 #include <glib/gi18n-lib.h>
 
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "operation-support.h"
 
 void
@@ -68,7 +68,7 @@ retry_on_cpu (GeglBuffer *input, const Babl *source_format, const GeglRectangle 
   GError *first = *error;
 
   *error = NULL;
-  if ((cpu_engine || (cpu_engine = blur_cpu_engine_new (error)))
+  if ((cpu_engine || (cpu_engine = pixel_engine_new (PIXEL_ENGINE_CPU_ONLY, error)))
       && blur_in_stripes (input, source_format, roi, shape, output, error))
     {
       operation_message ("%s; blurred on the CPU instead", first->message);
@@ -88,7 +88,7 @@ engine_for (gboolean part, GError **error)
   gblur_engine **slot = part ? &part_engine : &engine;
 
   if (!*slot)
-    *slot = blur_engine_new (!part, error);
+    *slot = pixel_engine_new (part ? PIXEL_ENGINE_START_CUDA : PIXEL_ENGINE_DEFER_CUDA, error);
   return *slot;
 }
 

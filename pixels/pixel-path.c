@@ -2,15 +2,18 @@
  * (pixel-path.h). */
 #include "config.h"
 
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "pixel-rows.h"
+#include "pixel-stall.h"
 
-/* Counts the engine's progress reports, for the verbose log. */
+/* Counts the engine's progress reports, for the verbose log; a test's
+ * stall holds the run here. */
 static int
 count_steps (int rows_done, int rows_total, void *user_data)
 {
   (void) rows_done;
   (void) rows_total;
+  pixel_stall_step (pixel_env ()->stall_at);
   (*(gint *) user_data)++;
   return 0;
 }
@@ -132,11 +135,11 @@ blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout
                                     &params, &result);
   if (status != GBLUR_OK)
     {
-      blur_set_engine_error (error, status, engine);
+      pixel_engine_set_error (error, status, engine);
       goto fail;
     }
-  blur_note_result (&result);
-  if (blur_environment ()->verbose)
+  pixel_engine_note_result (&result);
+  if (pixel_env ()->verbose)
     g_printerr ("cuda-gaussian-blur: %d progress steps\n", steps);
   gblur_engine_free_host (engine, src.data);
   return TRUE;

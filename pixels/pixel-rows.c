@@ -6,7 +6,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "pixel-rows.h"
 
 GeglRectangle

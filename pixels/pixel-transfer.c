@@ -4,8 +4,9 @@
 
 #include <string.h>
 
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "pixel-rows.h"
+#include "pixel-stall.h"
 #include "pixel-transfer.h"
 
 /* ---- The plug-in's pixel path: reading, blurring and writing overlap ----
@@ -61,12 +62,15 @@ typedef struct {
   gpointer          progress_data;
 } Transfer;
 
+/* The worker's progress: the rows finished so far; a test's stall holds
+ * the run here. */
 static int
 part_progress (int rows_done, int rows_total, void *user_data)
 {
   BlurPart *part = user_data;
 
   (void) rows_total;
+  pixel_stall_step (pixel_env ()->stall_at);
   g_mutex_lock (&part->lock);
   part->rows_done = rows_done;
   part->steps++;
@@ -232,10 +236,10 @@ run_part (Transfer *t, const gint *bounds, gint i, gint nparts, GError **error)
 
   if (part.status != GBLUR_OK)
     {
-      blur_set_engine_error (error, part.status, t->engine);
+      pixel_engine_set_error (error, part.status, t->engine);
       return FALSE;
     }
-  blur_note_result (&part.result);
+  pixel_engine_note_result (&part.result);
   return TRUE;
 }
 
@@ -265,7 +269,7 @@ blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
   t.roi = *roi;
   t.shape = *shape;
   t.radius = gblur_radius (shape->sigma_y);
-  t.overlap = blur_environment ()->overlap;
+  t.overlap = pixel_env ()->overlap;
   t.progress = progress;
   t.progress_data = progress_data;
   g_object_get (shadow, "tile-height", &t.tile_h, NULL);
@@ -283,7 +287,7 @@ blur_buffer (gblur_engine *engine, GeglBuffer *buffer, GeglBuffer *shadow,
         ok = run_part (&t, bounds, i, nparts, error);
       if (ok && progress)
         progress (1.0, progress_data);
-      if (ok && blur_environment ()->verbose)
+      if (ok && pixel_env ()->verbose)
         log_transfer (&t, nparts, start);
     }
   gblur_engine_free_host (engine, t.src.data);

@@ -12,7 +12,7 @@ typedef void (*BlurProgressFunc) (gdouble fraction, gpointer user_data);
 /* Blurs `roi` of `buffer` (the selection bounds) into the same rectangle of
  * `shadow`, reading a halo of the blur radius around it; the shape's level
  * must be 0.  `drawable_format` picks the pixel format.  Reading, blurring
- * and writing overlap (CUDA_GBLUR_OVERLAP=0: one after the other), so on
+ * and writing overlap (GBLUR_OVERLAP=0: one after the other), so on
  * failure `shadow` may hold some finished rows: merge it only when this
  * returns TRUE.  Call from the thread that talks to GIMP. */
 gboolean  blur_buffer (gblur_engine        *engine,

@@ -3,7 +3,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "blur-procedure.h"
 
 gboolean

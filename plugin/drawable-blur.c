@@ -3,7 +3,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "drawable-blur.h"
 #include "pixel-transfer.h"
 
@@ -29,7 +29,7 @@ blur_gegl_init (gboolean interactive)
    * than moving a 4096² layer).  Outside the dialog the plug-in uses no
    * operation, only buffers: point GEGL at the plug-in's own folder, which
    * holds none. */
-  if (!interactive && !blur_environment ()->gegl_modules)
+  if (!interactive && !pixel_env ()->gegl_modules)
     {
       gchar *folder = g_path_get_dirname (gimp_get_progname ());
       g_setenv ("GEGL_PATH", folder, TRUE);

@@ -19,7 +19,7 @@
 #include <libgimp/gimp.h>
 
 #include "blur-dialog.h"
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "blur-procedure.h"
 #include "identity.h"
 #include "drawable-blur.h"
@@ -101,7 +101,7 @@ run_extension (void)
   GError *error = NULL;
 
   bind_catalogs ();
-  warm_engine = blur_engine_new (TRUE, &error);
+  warm_engine = pixel_engine_new (PIXEL_ENGINE_DEFER_CUDA, &error);
   if (warm_engine)
     gimp_install_temp_proc (blur_identity.procedure, PLUG_IN_BLURB, PLUG_IN_HELP, PLUG_IN_AUTHOR,
                             PLUG_IN_COPYRIGHT, PLUG_IN_DATE, NULL, "RGB*, GRAY*", GIMP_TEMPORARY,
@@ -224,7 +224,7 @@ run_blur (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn
       bind_catalogs ();
       blur_gegl_init (run_mode == GIMP_RUN_INTERACTIVE);
     }
-  else if (blur_environment ()->verbose)
+  else if (pixel_env ()->verbose)
     g_printerr ("%s: backend %s (warm process)\n", blur_identity.binary,
                 gblur_engine_describe (engine));
 
@@ -233,7 +233,9 @@ run_blur (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn
     goto done;
   /* One engine for the dialog's preview and the final blur, so OK applies
    * exactly what the preview showed. */
-  if (!engine && !(engine = own = blur_engine_new (run_mode != GIMP_RUN_INTERACTIVE, &error)))
+  if (!engine && !(engine = own = pixel_engine_new (run_mode == GIMP_RUN_INTERACTIVE
+                                                      ? PIXEL_ENGINE_START_CUDA : PIXEL_ENGINE_DEFER_CUDA,
+                                                    &error)))
     goto done;
   if (run_mode == GIMP_RUN_INTERACTIVE)
     {

@@ -17,7 +17,7 @@
 #include <libgimp/gimp.h>
 
 #include "blur-dialog.h"
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "blur-procedure.h"
 #include "identity.h"
 #include "merge-check.h"
@@ -200,7 +200,7 @@ blur_in_gimp (GimpDrawable *drawable, gdouble sigma, gboolean linear, GError **e
   outcome = merge_check_read (check, drawable);
   checking += g_get_monotonic_time () - start;
   merge_check_free (check);
-  if (blur_environment ()->verbose)
+  if (pixel_env ()->verbose)
     g_printerr ("cuda-gaussian-blur: merged %s into the drawable, sigma %g (its check: %.1f ms)\n",
                 blur_identity.operation, sigma, checking / 1000.0);
   if (outcome == MERGE_UNTOUCHED)
@@ -233,7 +233,7 @@ blur_one (GimpDrawable *drawable, gblur_engine **engine, gdouble sigma, gboolean
   ok = width == gimp_drawable_get_width (drawable) && height == gimp_drawable_get_height (drawable)
        && blur_in_gimp (drawable, sigma, linear, error);
   if (!ok && !*error)
-    ok = (*engine || (*engine = blur_engine_new (TRUE, error)))
+    ok = (*engine || (*engine = pixel_engine_new (PIXEL_ENGINE_DEFER_CUDA, error)))
          && blur_drawable (*engine, drawable, sigma, linear, error);
   gimp_image_undo_group_end (image);
   return ok;
@@ -288,7 +288,7 @@ run_dialog (GimpProcedure *procedure, GimpProcedureConfig *config, GimpDrawable 
             gblur_engine **engine, gdouble *sigma, gboolean *linear, gboolean *cancelled,
             GError **error)
 {
-  if (!(*engine = blur_engine_new (FALSE, error)))
+  if (!(*engine = pixel_engine_new (PIXEL_ENGINE_START_CUDA, error)))
     return FALSE;
   if (!blur_dialog (procedure, config, drawable, *engine))
     {
@@ -337,7 +337,7 @@ enter_call (gpointer run_data, GimpRunMode run_mode)
     warm->busy = TRUE;
   if (!run_data)
     blur_gegl_init (run_mode == GIMP_RUN_INTERACTIVE);
-  if (run_data && blur_environment ()->verbose)
+  if (run_data && pixel_env ()->verbose)
     g_printerr ("cuda-gaussian-blur: a call in the warm process%s\n", warm ? "" : " (nested)");
   return warm;
 }

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "merge-check.h"
 #include "pixel-path.h"
 
@@ -106,7 +106,7 @@ merge_check_new (GimpDrawable *drawable, gdouble sigma, gboolean linear, GError 
   static const gdouble at[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 }, { 0.5, 0.5 },
                                    { 0.5, 0 }, { 0, 0.5 }, { 1, 0.5 }, { 0.5, 1 } };
   MergeCheck   *check = g_new0 (MergeCheck, 1);
-  gblur_engine *engine = blur_cpu_engine_new (error);
+  gblur_engine *engine = pixel_engine_new (PIXEL_ENGINE_CPU_ONLY, error);
   GeglBuffer   *buffer = gimp_drawable_get_buffer (drawable);
   gboolean      ok = engine != NULL;
   BlurShape     shape = blur_shape_uniform (sigma, linear);

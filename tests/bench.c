@@ -20,6 +20,7 @@
  *         [--format gray|rgba|grayf|layer|opaque|all] [--reps N]
  */
 #include "gblur.h"
+#include "pixel-env.h"
 #include "timing.h"
 
 #include <math.h>
@@ -411,6 +412,8 @@ main (int argc, char **argv)
   int           want_format[NFORMATS] = { 1, 1, 0, 0, 0 };
   int           reps = 0, header = 0;
   device_limits lim;
+  PixelEnv      env;   /* GBLUR_THREADS, GBLUR_CPU_ISA and the like */
+  char          env_error[300];
 
   memset (&lim, 0, sizeof lim);
   for (int i = 1; i < argc; i++)
@@ -440,6 +443,11 @@ main (int argc, char **argv)
       else
         goto usage;
     }
+  if (!pixel_env_read (&env, env_error, sizeof env_error))
+    {
+      fprintf (stderr, "bench: %s\n", env_error);
+      return 2;
+    }
   if (!nsizes)
     {
       sizes[0] = 1024; sizes[1] = 4096; sizes[2] = 8192;
@@ -467,7 +475,10 @@ main (int argc, char **argv)
       gblur_config  config = { .backend = k == RUN_CPU ? GBLUR_BACKEND_CPU : GBLUR_BACKEND_CUDA, .no_fallback = 1 };
       gblur_status  st;
       char          msg[300];
-      gblur_engine *engine = gblur_engine_new (&config, &st, msg, sizeof msg);
+      gblur_engine *engine;
+
+      pixel_env_apply (&env, &config);
+      engine = gblur_engine_new (&config, &st, msg, sizeof msg);
       if (!engine)
         {
           printf ("%s: skipped: %s\n", run_names[k], msg);

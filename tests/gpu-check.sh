@@ -89,8 +89,11 @@ for f in kernels/*.c kernels/cpu/*.c kernels/cuda/*.cu; do
   compile "$f"
   ENGINE="$ENGINE $BUILD/$(basename "$f").o"
 done
-for f in tests/reference.c tests/test-util.c $programs; do
-  compile "$f"
+# The environment as the front ends read it (GBLUR_CPU_ISA, GBLUR_FAULT, ...),
+# which the tests and benchmarks read too.
+ENV_OBJS="$BUILD/pixel-env.c.o $BUILD/pixel-stall.c.o"
+for f in tests/reference.c tests/test-util.c pixels/pixel-env.c pixels/pixel-stall.c $programs; do
+  compile "$f" -Ipixels
 done
 # The CPU loops of each wider x86 instruction set, with that set's flags (as
 # Makefile.am builds them); kernels/cpu/backend.c then calls them by itself.
@@ -102,20 +105,20 @@ case $(uname -m) in
 esac
 compiled
 set -e
-$NVCC -arch=$ARCH -o "$BUILD/test-engine" $BUILD/test-engine.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
-$NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
+$NVCC -arch=$ARCH -o "$BUILD/test-engine" $BUILD/test-engine.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
+$NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
 if [ $only_sanitizer = 0 ]; then
-  $NVCC -arch=$ARCH -o "$BUILD/huge-image" $BUILD/huge-image.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
+  $NVCC -arch=$ARCH -o "$BUILD/huge-image" $BUILD/huge-image.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
   # The benchmark compares against NPP where the toolkit has it (not everywhere).
   if [ -f "$(dirname "$(command -v "$NVCC")")/../include/nppi_filtering_functions.h" ] \
-     && $NVCC $FLAGS -DHAVE_NPP -c tests/bench.c -o "$BUILD/bench-npp.c.o" \
-     && $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench-npp.c.o $ENGINE -lnppif -lnppc -lpthread -lm; then
+     && $NVCC $FLAGS -Ipixels -DHAVE_NPP -c tests/bench.c -o "$BUILD/bench-npp.c.o" \
+     && $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench-npp.c.o $ENV_OBJS $ENGINE -lnppif -lnppc -lpthread -lm; then
     echo "bench: with NPP"
   else
     echo "bench: without NPP"
-    $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench.c.o $ENGINE -lpthread -lm
+    $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench.c.o $ENV_OBJS $ENGINE -lpthread -lm
   fi
-  $NVCC -arch=$ARCH -o "$BUILD/preview-bench" $BUILD/preview-bench.c.o $ENGINE -lpthread -lm
+  $NVCC -arch=$ARCH -o "$BUILD/preview-bench" $BUILD/preview-bench.c.o $ENV_OBJS $ENGINE -lpthread -lm
 fi
 set +e
 echo "== build: $(( $(date +%s) - build_start )) s"
@@ -198,7 +201,7 @@ if [ -n "${GIMP3_BUNDLE:-}" ]; then
     && cp -r /opt/gimp3/profile/plug-ins/file-tiff /opt/gimp3/lib/gimp/3.0/plug-ins/ \
     && cp "$GIMP3_BIN/cuda-gaussian-blur" "$BUILD/gimp3/plugin/" || status=1
   gimp3_batch () { # name, how many calls must merge the operation: none|some
-    run "$1" env GBLUR_BACKEND=cuda CUDA_GBLUR_VERBOSE=1 GIMP3_CONSOLE=/opt/gimp3/run-gimp.sh PYTHON=python3 \
+    run "$1" env GBLUR_BACKEND=cuda GBLUR_VERBOSE=1 GIMP3_CONSOLE=/opt/gimp3/run-gimp.sh PYTHON=python3 \
         ICC_PROFILE_DIRS="$GIMP3_BIN/icc" LANG=C.UTF-8 tests/gimp/run-batch-tests.sh 3.0 "$BUILD/gimp3"
     merged=$(sed -n 's/^== the procedure merged the operation in \([0-9]*\) calls$/\1/p' "$LOGDIR/$1.log")
     case $2:${merged:-none} in

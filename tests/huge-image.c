@@ -12,6 +12,7 @@
 #include "config.h"
 #endif
 #include "gblur.h"
+#include "pixel-env.h"
 #include "reference.h"
 
 #include <math.h>
@@ -170,13 +171,19 @@ main (int argc, char **argv)
       return 2;
     }
   use_cuda = backend == GBLUR_BACKEND_CUDA;
-  unsetenv ("GBLUR_BACKEND");
 
   size_t        dev_at_start = use_cuda ? device_used () : 0;
   gblur_config  config = { .backend = backend, .memory_limit = limit_arg, .threads = threads,
                            .no_fallback = 1 };
   gblur_status  st;
   char          msg[300];
+  PixelEnv      env;   /* GBLUR_THREADS, GBLUR_CPU_ISA and the like */
+  if (!pixel_env_read (&env, msg, sizeof msg))
+    {
+      fprintf (stderr, "huge-image: %s\n", msg);
+      return 2;
+    }
+  pixel_env_apply (&env, &config);
   gblur_engine *engine = gblur_engine_new (&config, &st, msg, sizeof msg);
   if (!engine)
     {

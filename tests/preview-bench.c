@@ -6,6 +6,7 @@
  *   preview-bench [--backend cpu|cuda] [--size 512] [--format gray|rgba]
  */
 #include "gblur.h"
+#include "pixel-env.h"
 #include "timing.h"
 
 #include <stdint.h>
@@ -36,7 +37,16 @@ main (int argc, char **argv)
   gblur_config  config = { .backend = backend, .no_fallback = 1 };
   gblur_status  st;
   char          msg[300];
-  gblur_engine *engine = gblur_engine_new (&config, &st, msg, sizeof msg);
+  PixelEnv      env;   /* GBLUR_THREADS, GBLUR_CPU_ISA and the like */
+  gblur_engine *engine;
+
+  if (!pixel_env_read (&env, msg, sizeof msg))
+    {
+      fprintf (stderr, "preview-bench: %s\n", msg);
+      return 2;
+    }
+  pixel_env_apply (&env, &config);
+  engine = gblur_engine_new (&config, &st, msg, sizeof msg);
   if (!engine)
     {
       printf ("skipped: %s\n", msg);

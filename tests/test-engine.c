@@ -9,6 +9,7 @@
  * "skipped: no CUDA device" and exits 77 (automake's SKIP). */
 #include "gblur.h"
 #include "gblur-internal.h"   /* the sRGB encoder's tables, checked directly */
+#include "pixel-env.h"
 #include "reference.h"
 #include "test-util.h"
 
@@ -27,6 +28,7 @@ static gblur_backend backend = GBLUR_BACKEND_CPU;
 static int      quick;
 static int      sanitize;   /* --sanitize: run_sanitize only */
 static FILE    *hash_out;   /* --hash FILE: a hash of each checked output */
+static PixelEnv test_env;   /* GBLUR_CPU_ISA and the like, for every engine */
 
 
 static const char *
@@ -83,14 +85,28 @@ tolerance (gblur_sample s)
   return s == GBLUR_F32 ? 1e-4 : 1.0;
 }
 
-static gblur_engine *
-new_engine (size_t memory_limit, int threads)
+/* config with the environment's settings (GBLUR_CPU_ISA, ...) over it. */
+static gblur_config
+with_env (gblur_config config)
 {
-  gblur_config config = { .backend = backend, .memory_limit = memory_limit, .threads = threads,
-                          .no_fallback = 1 };
+  pixel_env_apply (&test_env, &config);
+  return config;
+}
+
+/* An engine on the suite's backend; a CPU FFT mode or CUDA paths left out
+ * that the test forces stand over the environment's. */
+static gblur_engine *
+new_engine_forced (size_t memory_limit, int threads, gblur_fft_mode fft, unsigned cuda_skip)
+{
+  gblur_config config = with_env ((gblur_config) { .backend = backend, .memory_limit = memory_limit,
+                                                   .threads = threads, .no_fallback = 1 });
   gblur_status status;
   char         msg[256];
-  gblur_engine *e = gblur_engine_new (&config, &status, msg, sizeof msg);
+  gblur_engine *e;
+
+  config.cpu_fft = fft != GBLUR_FFT_AUTO ? fft : config.cpu_fft;
+  config.cuda_skip |= cuda_skip;
+  e = gblur_engine_new (&config, &status, msg, sizeof msg);
   if (!e)
     {
       printf ("cannot create engine: %s\n", msg);
@@ -99,17 +115,10 @@ new_engine (size_t memory_limit, int threads)
   return e;
 }
 
-/* An engine made while the variable `var` (GBLUR_CPU_FFT, GBLUR_CUDA_NO_*)
- * is `value`: the engine reads it when it is made. */
 static gblur_engine *
-new_engine_with (const char *var, const char *value, size_t memory_limit, int threads)
+new_engine (size_t memory_limit, int threads)
 {
-  gblur_engine *engine;
-
-  setenv (var, value, 1);
-  engine = new_engine (memory_limit, threads);
-  unsetenv (var);
-  return engine;
+  return new_engine_forced (memory_limit, threads, GBLUR_FFT_AUTO, 0);
 }
 
 /* Whether the engine takes the format: no sRGB curve on float data, no
@@ -314,8 +323,9 @@ record_progress (int rows_done, int rows_total, void *data)
 static void
 test_deferred_cuda (void)
 {
-  gblur_config  config = { .backend = GBLUR_BACKEND_AUTO, .threads = 1, .defer_cuda = 1 };
-  gblur_config  cpu_config = { .backend = GBLUR_BACKEND_CPU, .no_fallback = 1 };
+  gblur_config  config = with_env ((gblur_config) { .backend = GBLUR_BACKEND_AUTO, .threads = 1,
+                                                    .defer_cuda = 1 });
+  gblur_config  cpu_config = with_env ((gblur_config) { .backend = GBLUR_BACKEND_CPU, .no_fallback = 1 });
   gblur_engine *engine, *cpu;
   gblur_image   small = make_image (64, 48, 1, GBLUR_U8, 0, 0);
   gblur_image   small_out = make_poisoned_like (&small, 0);
@@ -331,9 +341,9 @@ test_deferred_cuda (void)
   gblur_status  st;
   double        worst = 0;
 
-  setenv ("GBLUR_CPU_FFT", "off", 1);  /* the FFT path would be too quick */
+  config.cpu_fft = GBLUR_FFT_OFF;  /* the FFT path would be too quick */
   engine = gblur_engine_new (&config, NULL, NULL, 0);
-  unsetenv ("GBLUR_CPU_FFT");
+  config.cpu_fft = test_env.cpu_fft;   /* the environment's again, for the engine started at once */
   cpu = gblur_engine_new (&cpu_config, NULL, NULL, 0);
   check (engine && cpu, "deferring engine: created");
   if (!engine || !cpu)
@@ -614,13 +624,15 @@ test_windows (gblur_engine *engine, int per_axis)
 }
 
 /* ---- The CPU backend's FFT path for large radii (kernels/cpu/fft-*.c, in
- * a build with FFTW; GBLUR_CPU_FFT forces it on or off).  A build without
- * FFTW runs these cases on the direct loops: they pass there too. ---- */
+ * a build with FFTW; gblur_config.cpu_fft forces it on or off).  A build
+ * without FFTW runs these cases on the direct loops: they pass there too. ---- */
 
+/* mode: "off" or "always". */
 static gblur_engine *
 new_fft_engine (const char *mode, size_t memory_limit, int threads)
 {
-  return new_engine_with ("GBLUR_CPU_FFT", mode, memory_limit, threads);
+  return new_engine_forced (memory_limit, threads,
+                            strcmp (mode, "off") == 0 ? GBLUR_FFT_OFF : GBLUR_FFT_ALWAYS, 0);
 }
 
 /* A w x h image, every sample 0 but one pixel in `sparse` (and the first
@@ -1260,25 +1272,77 @@ test_errors (void)
       }
       gblur_engine_free (engine);
     }
-
-  /* The environment variable. */
-  {
-    gblur_status st;
-    char         msg[200];
-    setenv ("GBLUR_BACKEND", "gpu-please", 1);
-    engine = gblur_engine_new (NULL, &st, msg, sizeof msg);
-    check (engine == NULL && st == GBLUR_E_INVALID && *msg, "bad GBLUR_BACKEND: '%s'", msg);
-    gblur_engine_free (engine);
-    setenv ("GBLUR_BACKEND", "cpu", 1);
-    engine = gblur_engine_new (NULL, &st, msg, sizeof msg);
-    check (engine && gblur_engine_backend (engine) == GBLUR_BACKEND_CPU
-             && *gblur_engine_cuda_unavailable_reason (engine),
-           "GBLUR_BACKEND=cpu forces the CPU");
-    gblur_engine_free (engine);
-    unsetenv ("GBLUR_BACKEND");
-  }
   free (src.data);
   free (dst.data);
+}
+
+/* Sets the variable; returns its old value (a copy; NULL when unset). */
+static char *
+set_variable (const char *name, const char *value)
+{
+  const char *old = getenv (name);
+  char       *saved = old ? strdup (old) : NULL;
+
+  setenv (name, value, 1);
+  return saved;
+}
+
+static void
+restore_variable (const char *name, char *saved)
+{
+  if (saved)
+    setenv (name, saved, 1);
+  else
+    unsetenv (name);
+  free (saved);
+}
+
+/* The environment as the front ends read it (pixels/pixel-env.h): a bad
+ * value is refused with its variable's name; good ones reach the engine
+ * through its config. */
+static void
+test_environment (void)
+{
+  static const char *const bad[][2] = {
+    { "GBLUR_BACKEND", "gpu-please" }, { "GBLUR_THREADS", "two" }, { "GBLUR_THREADS", "-1" },
+    { "GBLUR_CUDA_DEVICE", "1x" }, { "GBLUR_CPU_ISA", "sse9" }, { "GBLUR_CPU_FFT", "sometimes" },
+    { "GBLUR_CUDA_NO_MMA", "yes" }, { "GBLUR_VERBOSE", "2" }, { "GBLUR_OVERLAP", "off" },
+    { "GBLUR_GEGL_MODULES", "true" }, { "GBLUR_FAULT", "cpu-strip" },
+  };
+  static const char *const good[][2] = {
+    { "GBLUR_BACKEND", "CPU" }, { "GBLUR_THREADS", "3" }, { "GBLUR_CPU_FFT", "off" },
+    { "GBLUR_CUDA_NO_GRAY", "1" }, { "GBLUR_FAULT", "cpu-stripe:2,stall:4" }, { "GBLUR_OVERLAP", "0" },
+  };
+  char         *saved[sizeof good / sizeof good[0]];
+  PixelEnv      env;
+  gblur_config  config;
+  gblur_engine *engine;
+  char          msg[300];
+
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      char *old = set_variable (bad[i][0], bad[i][1]);
+      int   ok = pixel_env_read (&env, msg, sizeof msg);
+
+      restore_variable (bad[i][0], old);
+      check (!ok && strstr (msg, bad[i][0]) && !env.backend_set && env.overlap,
+             "%s=%s must be refused with its name: '%s'", bad[i][0], bad[i][1], msg);
+    }
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+    saved[i] = set_variable (good[i][0], good[i][1]);
+  check (pixel_env_read (&env, msg, sizeof msg) && env.backend_set && env.backend == GBLUR_BACKEND_CPU
+           && env.threads == 3 && env.cpu_fft == GBLUR_FFT_OFF && env.cuda_skip == GBLUR_CUDA_SKIP_GRAY
+           && env.faults.cpu_stripe == 2 && env.stall_at == 4 && !env.overlap,
+         "good variables read: '%s'", msg);
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+    restore_variable (good[i][0], saved[i]);
+  config = (gblur_config) { .backend = env.backend };
+  pixel_env_apply (&env, &config);
+  engine = gblur_engine_new (&config, NULL, msg, sizeof msg);
+  check (engine && gblur_engine_backend (engine) == GBLUR_BACKEND_CPU
+           && gblur_engine_cpu_threads (engine) == 3 && config.faults && config.faults->cpu_stripe == 2,
+         "GBLUR_BACKEND=cpu and GBLUR_THREADS=3 reach the engine: '%s'", msg);
+  gblur_engine_free (engine);
 }
 
 #ifdef HAVE_CUDA
@@ -1341,7 +1405,7 @@ device_case (gblur_engine *engine, int w, int h, int c, gblur_sample s, size_t p
 static void
 test_cuda_specific (gblur_engine *engine)
 {
-  gblur_config  cpu_config = { .backend = GBLUR_BACKEND_CPU, .no_fallback = 1 };
+  gblur_config  cpu_config = with_env ((gblur_config) { .backend = GBLUR_BACKEND_CPU, .no_fallback = 1 });
   gblur_engine *cpu = gblur_engine_new (&cpu_config, NULL, NULL, 0);
   static const double sigmas[][3] = { /* sigma, sigma_x, sigma_y */
     { 0.5, 0, 0 }, { 2, 0, 0 }, { 9, 0, 0 }, { 40, 0, 0 },
@@ -1450,11 +1514,12 @@ test_cuda_specific (gblur_engine *engine)
 static void
 test_cuda_paths (void)
 {
-  static const char *vars[] = { "GBLUR_CUDA_NO_FUSED", "GBLUR_CUDA_NO_GRAY" };
+  static const unsigned skips[] = { GBLUR_CUDA_SKIP_FUSED, GBLUR_CUDA_SKIP_GRAY };
+  static const char    *vars[] = { "GBLUR_CUDA_NO_FUSED", "GBLUR_CUDA_NO_GRAY" };
 
   for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
     {
-      gblur_engine *engine = new_engine_with (vars[v], "1", 0, 0);
+      gblur_engine *engine = new_engine_forced (0, 0, GBLUR_FFT_AUTO, skips[v]);
 
       for (size_t gi = 0; gi < N_AXIS_PAIRS; gi++)
         for (int c = 1; c <= 4; c++)
@@ -1634,13 +1699,15 @@ static const sanitize_case tiled_cases[] = {
   { 203, 180, 1, GBLUR_F32, 0, 0, 2, 30, "tiled general per axis" },
 };
 
+/* The cases with the CUDA paths `skip` left out (var: the variable that
+ * does it, for the messages). */
 static void
-sanitize_forced (const char *var, const sanitize_case *cases, size_t n)
+sanitize_forced (unsigned skip, const char *var, const sanitize_case *cases, size_t n)
 {
-  gblur_engine *engine = new_engine_with (var, "1", 0, 0);
+  gblur_engine *engine = new_engine_forced (0, 0, GBLUR_FFT_AUTO, skip);
 
   run_cases (engine, cases, n);
-  if (strcmp (var, "GBLUR_CUDA_NO_FUSED") == 0)   /* the two-pass kernels of every format */
+  if (skip == GBLUR_CUDA_SKIP_FUSED)   /* the two-pass kernels of every format */
     {
       format_sweep (engine, 150, 70, (gblur_params) { .sigma = 2 }, 0, var);
       format_sweep (engine, 150, 70, (gblur_params) { .sigma_x = 3, .sigma_y = 0.8 }, 0, var);
@@ -1721,9 +1788,12 @@ run_sanitize (void)
     sanitize_device (engine);
 #endif
   gblur_engine_free (engine);
-  sanitize_forced ("GBLUR_CUDA_NO_FUSED", no_fused_cases, sizeof no_fused_cases / sizeof no_fused_cases[0]);
-  sanitize_forced ("GBLUR_CUDA_NO_GRAY", no_gray_cases, sizeof no_gray_cases / sizeof no_gray_cases[0]);
-  sanitize_forced ("GBLUR_CUDA_NO_MMA", no_mma_cases, sizeof no_mma_cases / sizeof no_mma_cases[0]);
+  sanitize_forced (GBLUR_CUDA_SKIP_FUSED, "GBLUR_CUDA_NO_FUSED", no_fused_cases,
+                   sizeof no_fused_cases / sizeof no_fused_cases[0]);
+  sanitize_forced (GBLUR_CUDA_SKIP_GRAY, "GBLUR_CUDA_NO_GRAY", no_gray_cases,
+                   sizeof no_gray_cases / sizeof no_gray_cases[0]);
+  sanitize_forced (GBLUR_CUDA_SKIP_MMA, "GBLUR_CUDA_NO_MMA", no_mma_cases,
+                   sizeof no_mma_cases / sizeof no_mma_cases[0]);
   engine = new_engine (96 << 10, 0);
   run_cases (engine, tiled_cases, sizeof tiled_cases / sizeof tiled_cases[0]);
   gblur_engine_free (engine);
@@ -1736,6 +1806,7 @@ run_sanitize (void)
       test_srgb_encode ();
     }
   test_errors ();
+  test_environment ();
 }
 
 int
@@ -1743,6 +1814,7 @@ main (int argc, char **argv)
 {
   const char *seed_env = getenv ("GBLUR_TEST_SEED");
   uint64_t    seed = seed_env ? strtoull (seed_env, NULL, 0) : (uint64_t) time (NULL);
+  char        env_error[300];
 
   for (int i = 1; i < argc; i++)
     {
@@ -1772,13 +1844,17 @@ main (int argc, char **argv)
         }
     }
   rng_state = seed ? seed : 1;
-  unsetenv ("GBLUR_BACKEND");
+  if (!pixel_env_read (&test_env, env_error, sizeof env_error))
+    {
+      fprintf (stderr, "%s\n", env_error);
+      return 2;
+    }
   printf ("engine tests, backend %s, seed %llu (GBLUR_TEST_SEED to repeat)\n",
           backend == GBLUR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long) seed);
 
   if (backend == GBLUR_BACKEND_CUDA)
     {
-      gblur_config  config = { .backend = GBLUR_BACKEND_CUDA, .no_fallback = 1 };
+      gblur_config  config = with_env ((gblur_config) { .backend = GBLUR_BACKEND_CUDA, .no_fallback = 1 });
       gblur_status  st;
       char          msg[300];
       gblur_engine *probe = gblur_engine_new (&config, &st, msg, sizeof msg);
@@ -1833,6 +1909,7 @@ main (int argc, char **argv)
     }
   test_progress_and_cancel ();
   test_errors ();
+  test_environment ();
 
   printf ("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

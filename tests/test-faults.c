@@ -1,5 +1,6 @@
-/* Fault injection (GBLUR_FAULT, see gblur-internal.h): every failure path the engine
- * can take gives a clean result.  `test-faults --backend cpu|cuda`.
+/* Fault injection (gblur_config.faults, see gblur.h; GBLUR_FAULT's syntax
+ * in pixels/pixel-env.h): every failure path the engine can take gives a
+ * clean result.  `test-faults --backend cpu|cuda`.
  *   cpu:  the CPU sites (scratch allocation, a stripe in mid-run), CUDA
  *         initialisation failing, host buffers, the variable's syntax;
  *         run under ASan (--enable-sanitizers) or valgrind these also show
@@ -14,6 +15,8 @@
 #include "config.h"
 #endif
 #include "gblur.h"
+#include "pixel-env.h"
+#include "pixel-stall.h"
 #include "reference.h"
 #include "test-util.h"
 
@@ -74,22 +77,39 @@ error_vs_reference (const gblur_image *dst, const double *ref, int ref_w, int wx
   return worst;
 }
 
-/* An engine created while GBLUR_FAULT = spec (unset when spec is NULL). */
+static PixelEnv       test_env;     /* GBLUR_CPU_ISA and the like, for every engine */
+static gblur_fft_mode forced_fft;   /* the CPU FFT mode a test forces; AUTO: the environment's */
+
+/* An engine with these faults (NULL: none). */
+static gblur_engine *
+engine_of (const gblur_faults *faults, gblur_backend backend, size_t limit, int threads,
+           int no_fallback, gblur_status *status, char *msg, size_t msg_size)
+{
+  gblur_config config = { .backend = backend, .memory_limit = limit, .threads = threads,
+                          .no_fallback = no_fallback };
+
+  pixel_env_apply (&test_env, &config);
+  config.faults = faults;
+  if (forced_fft != GBLUR_FFT_AUTO)
+    config.cpu_fft = forced_fft;
+  return gblur_engine_new (&config, status, msg, msg_size);
+}
+
+/* An engine with the faults GBLUR_FAULT=spec gives (none when spec is
+ * NULL); NULL when spec is malformed. */
 static gblur_engine *
 engine_with (const char *spec, gblur_backend backend, size_t limit, int threads, int no_fallback,
              gblur_status *status, char *msg, size_t msg_size)
 {
-  gblur_config  config = { .backend = backend, .memory_limit = limit, .threads = threads,
-                           .no_fallback = no_fallback };
-  gblur_engine *engine;
+  gblur_faults faults;
+  int          stall_at;
 
-  if (spec)
-    setenv ("GBLUR_FAULT", spec, 1);
-  else
-    unsetenv ("GBLUR_FAULT");
-  engine = gblur_engine_new (&config, status, msg, msg_size);
-  unsetenv ("GBLUR_FAULT");
-  return engine;
+  if (!pixel_env_parse_faults (spec, &faults, &stall_at, msg, msg_size))
+    {
+      *status = GBLUR_E_INVALID;
+      return NULL;
+    }
+  return engine_of (spec ? &faults : NULL, backend, limit, threads, no_fallback, status, msg, msg_size);
 }
 
 static gblur_engine *
@@ -139,13 +159,12 @@ test_syntax (void)
 
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     {
-      gblur_status  st = GBLUR_OK;
-      char          msg[300] = "";
-      gblur_engine *e = engine_with (bad[i], GBLUR_BACKEND_CPU, 0, 1, 1, &st, msg, sizeof msg);
-      check (!e && st == GBLUR_E_INVALID && strstr (msg, "GBLUR_FAULT"),
-             "GBLUR_FAULT=%s must be refused: engine %p, status %s, '%s'", bad[i], (void *) e,
-             gblur_status_name (st), msg);
-      gblur_engine_free (e);
+      gblur_faults faults;
+      int          stall_at = -1;
+      char         msg[300] = "";
+      int          ok = pixel_env_parse_faults (bad[i], &faults, &stall_at, msg, sizeof msg);
+      check (!ok && strstr (msg, "GBLUR_FAULT") && stall_at == 0 && !faults.cpu_alloc,
+             "GBLUR_FAULT=%s must be refused: '%s'", bad[i], msg);
     }
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
     {
@@ -155,23 +174,33 @@ test_syntax (void)
       check (e && st == GBLUR_OK, "GBLUR_FAULT=%s must be accepted: %s", good[i], msg);
       gblur_engine_free (e);
     }
+  {
+    gblur_faults faults;
+    int          stall_at = 0;
+    check (pixel_env_parse_faults ("cuda-copy:4,stall:3", &faults, &stall_at, NULL, 0)
+             && faults.cuda_copy == 4 && stall_at == 3 && !faults.cpu_stripe,
+           "GBLUR_FAULT=cuda-copy:4,stall:3: the engine's site and the front ends' stall");
+  }
 }
 
-/* The variable is read when the engine is made, not when it runs. */
+/* The faults are copied when the engine is made, not read when it runs. */
 static void
 test_read_at_creation (void)
 {
-  gblur_engine *faulty = must_engine ("cpu-alloc", GBLUR_BACKEND_CPU, 0, 2, 1);
-  gblur_engine *clean = must_engine (NULL, GBLUR_BACKEND_CPU, 0, 2, 1);
+  gblur_faults  faults = { .cpu_alloc = 1 };
+  gblur_status  st;
+  gblur_engine *faulty = engine_of (&faults, GBLUR_BACKEND_CPU, 0, 2, 1, &st, NULL, 0);
+  gblur_engine *clean;
   gblur_image   src = make_image (40, 30, 1, GBLUR_U8, 0, 0);
   gblur_image   dst = make_poisoned (40, 30, &src, 0);
   gblur_params  params = { .sigma = 2.0, .flags = 0 };
   gblur_status  a, b;
 
-  setenv ("GBLUR_FAULT", "cpu-alloc", 1);
+  faults.cpu_alloc = 0;
+  clean = engine_of (&faults, GBLUR_BACKEND_CPU, 0, 2, 1, &st, NULL, 0);
+  faults.cpu_alloc = 1;
   a = gblur_engine_run (faulty, &src, &dst, &params, NULL);
   b = gblur_engine_run (clean, &src, &dst, &params, NULL);
-  unsetenv ("GBLUR_FAULT");
   check (a == GBLUR_E_NOMEM && b == GBLUR_OK,
          "fault per engine, fixed at creation: faulty engine %s, clean engine %s",
          gblur_status_name (a), gblur_status_name (b));
@@ -276,7 +305,7 @@ test_cpu_stripe (void)
   cpu_stripe_case (120, 140, 2, GBLUR_F32, GBLUR_PREMULTIPLY_ALPHA, 2.0, 1, 0, 17, 9, 80, 100);
 }
 
-/* The CPU sites on the FFT path for large radii (GBLUR_CPU_FFT=always; a
+/* The CPU sites on the FFT path for large radii (cpu_fft always; a
  * build without FFTW runs them on the direct loops).  cpu-alloc fails the
  * FFT path's own buffers, in single precision (gray) and in the precise
  * runs (premultiplied 16-bit RGBA in linear light, premultiplied 8-bit gray
@@ -289,7 +318,7 @@ test_cpu_fft_sites (void)
     { 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA },
   };
 
-  setenv ("GBLUR_CPU_FFT", "always", 1);  /* read when an engine is made */
+  forced_fft = GBLUR_FFT_ALWAYS;   /* for the engines made here */
   for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
     {
       gblur_engine *engine = must_engine ("cpu-alloc", GBLUR_BACKEND_CPU, 0, 2, 1);
@@ -319,17 +348,19 @@ test_cpu_fft_sites (void)
   cpu_stripe_case (120, 140, 3, GBLUR_U16, 0, 12.0, 1, 0, 17, 9, 80, 100);   /* a window */
   cpu_stripe_case (150, 170, 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 25.0, 3,
                    0, 0, 0, 150, 170);                                           /* precise */
-  unsetenv ("GBLUR_CPU_FFT");
+  forced_fft = GBLUR_FFT_AUTO;
 }
 
 /* ---- sites any build has ---- */
 
-/* The child of test_stall: its progress reports and stderr go to fd. */
+/* The child of test_stall: its progress reports and stderr go to fd; the
+ * stall holds the second, as the front ends' progress callbacks do. */
 static int
 report_progress (int rows_done, int rows_total, void *data)
 {
   (void) rows_done;
   (void) rows_total;
+  pixel_stall_step (2);
   return dprintf (*(int *) data, "progress\n") < 0;
 }
 
@@ -342,7 +373,7 @@ static int
 stalled_child (gblur_backend backend)
 {
   int           fd = STDOUT_FILENO;
-  gblur_engine *engine = must_engine ("stall:2", backend, 1 << 20, 1, 1);   /* small: many tiles */
+  gblur_engine *engine = must_engine (NULL, backend, 1 << 20, 1, 1);   /* small: many tiles */
   gblur_image   src = make_image (600, 2000, 1, GBLUR_U8, 0, 0);
   gblur_image   dst = make_poisoned_like (&src, 0);
   gblur_params  params = { .sigma = 3.0, .flags = 0, .progress = report_progress, .user_data = &fd };
@@ -352,9 +383,11 @@ stalled_child (gblur_backend backend)
   return 0;
 }
 
-/* stall:2 holds the run at its second progress report, after the first one
- * reached the caller, and says so on stderr; the blur does not finish while
- * it stalls (the test kills it there, as the GIMP tests do). */
+/* stall:2, held in the caller's progress callback as the front ends hold
+ * it (pixels/pixel-stall.h), stops the run at its second progress report,
+ * after the first one reached the caller, and says so on stderr; the blur
+ * does not finish while it stalls (the test kills it there, as the GIMP
+ * tests do). */
 static void
 test_stall (gblur_backend backend)
 {
@@ -696,6 +729,7 @@ main (int argc, char **argv)
   uint64_t      seed = seed_env ? strtoull (seed_env, NULL, 0) : (uint64_t) time (NULL);
   gblur_backend backend = GBLUR_BACKEND_CPU;
   int           sanitize = 0;
+  char          env_error[300];
 
   self_path = argv[0];
   if (argc == 3 && strcmp (argv[1], "--stall-child") == 0)
@@ -713,8 +747,11 @@ main (int argc, char **argv)
         }
     }
   rng_state = seed ? seed : 1;
-  unsetenv ("GBLUR_BACKEND");
-  unsetenv ("GBLUR_FAULT");
+  if (!pixel_env_read (&test_env, env_error, sizeof env_error))
+    {
+      fprintf (stderr, "%s\n", env_error);
+      return 2;
+    }
   printf ("fault-injection tests, backend %s, seed %llu (GBLUR_TEST_SEED to repeat)\n",
           backend == GBLUR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long) seed);
 

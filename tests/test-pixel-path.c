@@ -14,7 +14,7 @@
 
 #include <gegl.h>
 
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "pixel-path.h"
 #include "pixel-transfer.h"
 #include "tone-curve.h"
@@ -182,7 +182,7 @@ main (int argc, char **argv)
       printf ("skipped: no ICC profiles in %s (Debian: libgs-common)\n", dir);
       return 77;
     }
-  engine = blur_engine_new (FALSE, &error);
+  engine = pixel_engine_new (PIXEL_ENGINE_START_CUDA, &error);
   if (!engine)
     {
       printf ("no engine: %s\n", error->message);

@@ -6,7 +6,7 @@
 #include <libgimp/gimpui.h>
 
 #include "blur-dialog.h"
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "blur-procedure.h"
 #include "identity.h"
 #include "drawable-blur.h"
@@ -73,7 +73,7 @@ blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
   g_signal_connect (toggle, "toggled", G_CALLBACK (gimp_toggle_button_update), &values->linear);
   g_signal_connect_swapped (toggle, "toggled", G_CALLBACK (gimp_preview_invalidate), preview);
 
-  summary = blur_engine_summary (engine);
+  summary = pixel_engine_summary (engine);
   label = gtk_label_new (summary);
   g_free (summary);
   gtk_misc_set_alignment (GTK_MISC (label), 0.0, 0.5);

@@ -6,7 +6,7 @@
 #include <libgimp/gimpui.h>
 
 #include "blur-dialog.h"
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "blur-procedure.h"
 #include "identity.h"
 #include "drawable-blur.h"
@@ -47,7 +47,7 @@ blur_dialog (GimpProcedure *procedure, GimpProcedureConfig *config, GimpDrawable
   gimp_scale_entry_set_logarithmic (GIMP_SCALE_ENTRY (scale), TRUE);
   gimp_label_spin_set_increments (GIMP_LABEL_SPIN (scale), 0.1, 1.0);
   gimp_label_spin_set_digits (GIMP_LABEL_SPIN (scale), 2);
-  summary = blur_engine_summary (engine);
+  summary = pixel_engine_summary (engine);
   gimp_procedure_dialog_get_label (GIMP_PROCEDURE_DIALOG (dialog), "backend", summary,
                                    FALSE, FALSE);
   g_free (summary);

@@ -3,7 +3,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "blur-preview.h"
-#include "blur-engine.h"
+#include "pixel-engine.h"
 #include "pixel-path.h"
 
 void
@@ -40,7 +40,7 @@ blur_preview_render (BlurPreview *bp, GimpPreview *preview, gdouble sigma, gbool
     {
       gimp_preview_draw_buffer (preview, pixels, roi.width * bpp);
       bp->last_ms = (g_get_monotonic_time () - start) / 1000.0;
-      if (blur_environment ()->verbose)
+      if (pixel_env ()->verbose)
         g_printerr ("cuda-gaussian-blur: preview %dx%d sigma %g: %.1f ms\n",
                     roi.width, roi.height, sigma, bp->last_ms);
     }

@@ -24,11 +24,11 @@
  * The first four serve only jobs with the same sigma on both axes
  * (gblur_job_isotropic); a job with a sigma per axis (radius 0 on one of
  * them included) goes to the general kernels, which take per-axis taps.
- * So that tests can reach each kernel: GBLUR_CUDA_NO_MMA skips the tensor
- * cores; GBLUR_CUDA_NO_GRAY puts one channel on the general kernels and
- * skips the small-radius RGBA kernel (the tensor cores, sm_80+, then take
- * RGBA);
- * GBLUR_CUDA_NO_FUSED skips the fused general kernel. */
+ * So that tests can reach each kernel (gblur_config.cuda_skip):
+ * GBLUR_CUDA_SKIP_MMA skips the tensor cores; GBLUR_CUDA_SKIP_GRAY puts one
+ * channel on the general kernels and skips the small-radius RGBA kernel
+ * (the tensor cores, sm_80+, then take RGBA);
+ * GBLUR_CUDA_SKIP_FUSED skips the fused general kernel. */
 #include "driver.cuh"
 #include "launchers.cuh"
 #include "tuning.h"
@@ -45,8 +45,8 @@ struct gblur_cuda {
   char          name[320];
   size_t        fused_shared_limit; /* dynamic shared memory a fused tile may use */
   size_t        shared_optin;       /* the most dynamic shared memory a block may have */
-  bool          gray_off;           /* one channel on the general kernels, no small-radius RGBA kernel (GBLUR_CUDA_NO_GRAY) */
-  bool          mma_off;            /* u8 without the tensor cores (GBLUR_CUDA_NO_MMA, or < sm_80) */
+  bool          gray_off;           /* one channel on the general kernels, no small-radius RGBA kernel (GBLUR_CUDA_SKIP_GRAY) */
+  bool          mma_off;            /* u8 without the tensor cores (GBLUR_CUDA_SKIP_MMA, or < sm_80) */
   cudaStream_t  stream[SETS];
   cudaEvent_t   done[SETS];
   cudaEvent_t   caller;             /* the caller's default stream, for device runs to wait on */
@@ -73,7 +73,7 @@ struct gblur_cuda {
       }                                                                        \
   } while (0)
 
-/* `call`, unless an injected fault (GBLUR_FAULT, see gblur-internal.h) fails it
+/* `call`, unless an injected fault (gblur_config.faults, see gblur.h) fails it
  * first: then the run takes the same path as on a real CUDA error. */
 #define CHECK_FAULT(hit, call, ...)                                            \
   do {                                                                         \
@@ -121,8 +121,8 @@ gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
     }
   if (device < 0 || device >= count)
     {
-      snprintf (err, err_size, "GBLUR_CUDA_DEVICE=%s but %d device(s) present",
-                settings->cuda_device_env, count);
+      snprintf (err, err_size, "CUDA device %d asked for but %d device(s) present",
+                device, count);
       return NULL;
     }
   cuda = (gblur_cuda *) calloc (1, sizeof *cuda);

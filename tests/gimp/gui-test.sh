@@ -48,7 +48,7 @@ case $version in
   2)
     cp "$build/plugin/cuda-gaussian-blur" "$work/profile/plug-ins/cuda-gaussian-blur/" || exit 1
     [ -d "$build/po/locale" ] && cp -r "$build/po/locale" "$work/profile/plug-ins/cuda-gaussian-blur/"
-    env $locale_env GIMP2_DIRECTORY="$work/profile" CUDA_GBLUR_VERBOSE=1 timeout -k 10 "$GIMP_RUN_LIMIT" \
+    env $locale_env GIMP2_DIRECTORY="$work/profile" GBLUR_VERBOSE=1 timeout -k 10 "$GIMP_RUN_LIMIT" \
       gimp-2.10 --no-splash -b "(load \"$work/gui1.scm\")" -b "(load \"$work/gui2.scm\")" \
       >"$work/log" 2>&1 &
     ;;
@@ -57,7 +57,7 @@ case $version in
       set -e
       cp $build/plugin/cuda-gaussian-blur $work/profile/plug-ins/cuda-gaussian-blur/
       [ -d $build/po/locale ] && cp -r $build/po/locale $work/profile/plug-ins/cuda-gaussian-blur/
-      export $locale_env DISPLAY=$DISPLAY GIMP3_DIRECTORY=$work/profile CUDA_GBLUR_VERBOSE=1
+      export $locale_env DISPLAY=$DISPLAY GIMP3_DIRECTORY=$work/profile GBLUR_VERBOSE=1
       $(gimp_binary gui) --no-splash --batch-interpreter=plug-in-script-fu-eval \
         -b '(load \"$work/gui1.scm\")' -b '(load \"$work/gui2.scm\")'" >"$work/log" 2>&1 &
     ;;
@@ -67,7 +67,7 @@ gimp=$!
 passed=0 failed=0
 file_written () { [ -s "$1" ]; }
 # The preview draws what the plug-in reports ("cuda-gaussian-blur: preview
-# WxH sigma S: T ms", CUDA_GBLUR_VERBOSE): wait for reports, not for time.
+# WxH sigma S: T ms", GBLUR_VERBOSE): wait for reports, not for time.
 previews () { grep -c "cuda-gaussian-blur: preview " "$work/log" 2>/dev/null; }
 previews_more_than () { [ "$(previews)" -gt "$1" ]; }
 settle () { sleep 0.5; }   # a reported preview is queued for drawing: let GTK paint it

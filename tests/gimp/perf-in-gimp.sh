@@ -29,8 +29,8 @@
 # Not part of .ci/run: it takes several minutes (sigma 100 on the CPU is slow).
 # Settings (environment): PERF_SIZE (4096), PERF_SIGMAS ("2 10 30 100"),
 # PERF_REPS (3), PERF_RUNS (2 GIMP processes per format), PERF_FORMATS ("gray rgba"),
-# PERF_ENV (VAR=value ... for GIMP and the plug-ins, e.g. "CUDA_GBLUR_OVERLAP=0
-# CUDA_GBLUR_GEGL_MODULES=1" for the plug-in's pixel path before it overlapped
+# PERF_ENV (VAR=value ... for GIMP and the plug-ins, e.g. "GBLUR_OVERLAP=0
+# GBLUR_GEGL_MODULES=1" for the plug-in's pixel path before it overlapped
 # reading, blurring and writing and skipped GEGL's modules).  The logs are kept
 # in the folder printed at the end.
 set -u

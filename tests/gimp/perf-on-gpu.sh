@@ -41,10 +41,10 @@ for fmt in gray rgba; do
 done
 run_gimp () { # backend script log
   if [ $major = 2 ]; then
-    LANG=C.UTF-8 HOME=$work GIMP2_DIRECTORY=$profile GBLUR_BACKEND=$1 CUDA_GBLUR_VERBOSE=1 \
+    LANG=C.UTF-8 HOME=$work GIMP2_DIRECTORY=$profile GBLUR_BACKEND=$1 GBLUR_VERBOSE=1 \
       timeout 500 /opt/gimp210/run-gimp.sh -i -d -f -b "(load \"$2\")" -b '(gimp-quit 0)' >"$3" 2>&1
   else
-    LANG=C.UTF-8 HOME=$work GIMP3_DIRECTORY=$profile GBLUR_BACKEND=$1 CUDA_GBLUR_VERBOSE=1 \
+    LANG=C.UTF-8 HOME=$work GIMP3_DIRECTORY=$profile GBLUR_BACKEND=$1 GBLUR_VERBOSE=1 \
       timeout 500 /opt/gimp3/run-gimp.sh -i --batch-interpreter=plug-in-script-fu-eval --quit \
       -b "(load \"$2\")" >"$3" 2>&1
   fi

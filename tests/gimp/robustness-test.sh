@@ -37,21 +37,21 @@ run_gimp () { # work fault [gui]
   [ -n "$gui" ] && gimprc_quiet "$work/profile"
   if [ "$version" = 2 ]; then
     if [ -n "$gui" ]; then
-      env ${fault:+GBLUR_FAULT=$fault} GIMP2_DIRECTORY="$work/profile" CUDA_GBLUR_VERBOSE=1 \
+      env ${fault:+GBLUR_FAULT=$fault} GIMP2_DIRECTORY="$work/profile" GBLUR_VERBOSE=1 \
         timeout -k 10 "$GIMP_RUN_LIMIT" gimp-2.10 --no-splash -b "(load \"$work/robust.scm\")" >"$work/log" 2>&1
     else
-      env ${fault:+GBLUR_FAULT=$fault} GIMP2_DIRECTORY="$work/profile" CUDA_GBLUR_VERBOSE=1 \
+      env ${fault:+GBLUR_FAULT=$fault} GIMP2_DIRECTORY="$work/profile" GBLUR_VERBOSE=1 \
         timeout -k 10 "$GIMP_RUN_LIMIT" ${GIMP2_CONSOLE:-gimp-console-2.10} -i -b "(load \"$work/robust.scm\")" -b '(gimp-quit 0)' \
         >"$work/log" 2>&1
     fi
   elif [ -n "$gui" ]; then
     in_gimp3 "$base" "
-      export ${fault:+GBLUR_FAULT=$fault} DISPLAY=$DISPLAY GIMP3_DIRECTORY=$work/profile CUDA_GBLUR_VERBOSE=1
+      export ${fault:+GBLUR_FAULT=$fault} DISPLAY=$DISPLAY GIMP3_DIRECTORY=$work/profile GBLUR_VERBOSE=1
       $(gimp_binary gui) --no-splash --batch-interpreter=plug-in-script-fu-eval -b '(load \"$work/robust.scm\")'" \
       >"$work/log" 2>&1
   else
     in_gimp3 "$base" "
-      export ${fault:+GBLUR_FAULT=$fault} GIMP3_DIRECTORY=$work/profile CUDA_GBLUR_VERBOSE=1
+      export ${fault:+GBLUR_FAULT=$fault} GIMP3_DIRECTORY=$work/profile GBLUR_VERBOSE=1
       $(gimp_binary console) -i --batch-interpreter=plug-in-script-fu-eval -b '(load \"$work/robust.scm\")' \
         -b '(gimp-quit 0)'" >"$work/log" 2>&1
   fi

@@ -95,7 +95,7 @@ if grep -q "batch command experienced an execution error" "$work/log"; then
   echo "FAIL: the batch script itself failed:"; grep -B2 -A5 "execution error" "$work/log" | head -n 30
   rc=1
 fi
-# Where GIMP 3's procedure blurred (with CUDA_GBLUR_VERBOSE set).
+# Where GIMP 3's procedure blurred (with GBLUR_VERBOSE set).
 [ "$major" = 3 ] && grep -q "^cuda-gaussian-blur: " "$work/log" &&
   echo "== the procedure merged the operation in $(grep -c "merged cuda:gaussian-blur" "$work/log") calls"
 $PY "$here/batch_test.py" check "$major" "$work" "$work/log"

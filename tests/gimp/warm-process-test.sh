@@ -47,7 +47,7 @@ $(cd "$here" && /usr/bin/python3 -c "import batch_test; print(batch_test.SCM_KEE
     '(2 5 9))
   (gimp-file-save RUN-NONINTERACTIVE img "$work/$name.png" -1))
 EOF
-    in_gimp3 "$work" "env $* XDG_DATA_HOME=$data CUDA_GBLUR_VERBOSE=1 GIMP3_DIRECTORY=$profile \
+    in_gimp3 "$work" "env $* XDG_DATA_HOME=$data GBLUR_VERBOSE=1 GIMP3_DIRECTORY=$profile \
       $(gimp_binary console) -i --batch-interpreter=plug-in-script-fu-eval --quit \
       -b '(load \"$work/$name.scm\")'" >"$work/$name.log" 2>&1
   }
@@ -110,7 +110,7 @@ cat >"$work/calls.scm" <<'EOF'
 EOF
 run () { # log [VAR=value...]
   log=$1; shift
-  env "$@" GIMP2_DIRECTORY="$profile" CUDA_GBLUR_VERBOSE=1 timeout -k 10 "$GIMP_RUN_LIMIT" \
+  env "$@" GIMP2_DIRECTORY="$profile" GBLUR_VERBOSE=1 timeout -k 10 "$GIMP_RUN_LIMIT" \
     ${GIMP2_CONSOLE:-gimp-console-2.10} -i -b "(load \"$work/calls.scm\")" -b '(gimp-quit 0)' >"$log" 2>&1
 }
 corner () { sed -n "s/.*$2 \([0-9]*\).*/\1/p" "$1" | tail -n 1; }

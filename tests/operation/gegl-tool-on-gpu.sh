@@ -32,7 +32,7 @@ PY
 python3 - <<'PY'
 import os, subprocess, time, statistics
 env = dict(os.environ, GEGL_PATH="/opt/gimp3/lib/gegl-0.4", BABL_PATH="/opt/gimp3/lib/babl-0.1",
-           GBLUR_BACKEND="cuda", CUDA_GBLUR_VERBOSE="1", HOME="/tmp/gt")
+           GBLUR_BACKEND="cuda", GBLUR_VERBOSE="1", HOME="/tmp/gt")
 runs = {"none": [], "cuda:gaussian-blur": [], "gegl:gaussian-blur": []}
 args = {"none": [], "cuda:gaussian-blur": ["--", "cuda:gaussian-blur", "std-dev-x=30", "std-dev-y=30"],
         "gegl:gaussian-blur": ["--", "gegl:gaussian-blur", "std-dev-x=30", "std-dev-y=30"]}

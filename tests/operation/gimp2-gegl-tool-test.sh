@@ -8,7 +8,7 @@
 # BUILDDIR: a configured host build (the module is built there if needed).
 # The tool lists operations in a combo box sorted by title, with no search:
 # the test steps through it with Down, preview on, until the operation's
-# first render shows in GIMP's output (CUDA_GBLUR_VERBOSE=1), at most 600
+# first render shows in GIMP's output (GBLUR_VERBOSE=1), at most 600
 # entries.  Checks: the module is loaded (GIMP opens it), the tool reaches
 # it, OK blurs the image within 1 level of the reference.  Ends with
 # "N passed, N failed".
@@ -25,7 +25,7 @@ home=$work/home
 mkdir -p "$artifacts" "$home/.config/GIMP/2.10"
 PY=/usr/bin/python3
 export HOME=$home XDG_DATA_HOME=$home/.local/share XDG_CONFIG_HOME=$home/.config \
-  GIMP2_DIRECTORY=$home/.config/GIMP/2.10 CUDA_GBLUR_VERBOSE=1
+  GIMP2_DIRECTORY=$home/.config/GIMP/2.10 GBLUR_VERBOSE=1
 
 passed=0 failed=0
 

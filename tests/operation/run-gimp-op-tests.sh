@@ -38,7 +38,7 @@ run_gimp () { # SCRIPT DATA_HOME LOG [VAR=value...]
     *.py) interpreter=python-fu-eval batch="exec(open(\"$work/$1\").read())" ;;
     *) interpreter=plug-in-script-fu-eval batch="(load \"$work/$1\")" ;;
   esac
-  in_gimp3 "$work" "${4:-} XDG_DATA_HOME=$2 CUDA_GBLUR_VERBOSE=1 GIMP3_DIRECTORY=$profile \
+  in_gimp3 "$work" "${4:-} XDG_DATA_HOME=$2 GBLUR_VERBOSE=1 GIMP3_DIRECTORY=$profile \
     $(gimp_binary console) -i --batch-interpreter=$interpreter --quit -b '$batch'" >"$3" 2>&1
 }
 rc=0

@@ -1,63 +1,57 @@
-/* The engine as the GIMP side uses it (blur-engine.h). */
+/* The engine as the GIMP side uses it (pixel-engine.h). */
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
 
-#include "blur-engine.h"
+#include "pixel-engine.h"
 
 G_DEFINE_QUARK (cuda-gaussian-blur-error-quark, blur_error)
 
-const BlurEnvironment *
-blur_environment (void)
+/* The engine's configuration: the environment's, and the backend it may
+ * choose unless the caller wants the CPU. */
+static gblur_config
+engine_config (PixelEngineStart start)
 {
-  static BlurEnvironment env;
-  static gsize           read = 0;
+  const PixelEnv *env = pixel_env ();
+  gblur_config    config = { .backend = GBLUR_BACKEND_AUTO,
+                             .defer_cuda = start == PIXEL_ENGINE_DEFER_CUDA };
 
-  if (g_once_init_enter (&read))
-    {
-      env.verbose = g_getenv ("CUDA_GBLUR_VERBOSE") != NULL;
-      env.overlap = g_strcmp0 (g_getenv ("CUDA_GBLUR_OVERLAP"), "0") != 0;
-      env.gegl_modules = g_strcmp0 (g_getenv ("CUDA_GBLUR_GEGL_MODULES"), "1") == 0;
-      g_once_init_leave (&read, 1);
-    }
-  return &env;
+  pixel_env_apply (env, &config);
+  if (start == PIXEL_ENGINE_CPU_ONLY)
+    config.backend = GBLUR_BACKEND_CPU;
+  else if (env->backend_set)
+    config.backend = env->backend;
+  return config;
 }
 
-static gblur_engine *
-engine_new (const gblur_config *config, GError **error)
+gblur_engine *
+pixel_engine_new (PixelEngineStart start, GError **error)
 {
+  gblur_config  config;
   gblur_status  status;
   char          msg[300];
-  gblur_engine *engine = gblur_engine_new (config, &status, msg, sizeof msg);
+  gblur_engine *engine;
 
+  if (*pixel_env_error ())
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                   _("The blur engine could not start: %s"), pixel_env_error ());
+      return NULL;
+    }
+  config = engine_config (start);
+  engine = gblur_engine_new (&config, &status, msg, sizeof msg);
   if (!engine)
     g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
                  _("The blur engine could not start: %s"), msg);
-  else if (blur_environment ()->verbose)
+  else if (pixel_env ()->verbose)
     g_printerr ("cuda-gaussian-blur: backend %s%s%s\n", gblur_engine_describe (engine),
                 *gblur_engine_cuda_unavailable_reason (engine) ? " — " : "",
                 gblur_engine_cuda_unavailable_reason (engine));
   return engine;
 }
 
-gblur_engine *
-blur_engine_new (gboolean once, GError **error)
-{
-  gblur_config config = { .backend = GBLUR_BACKEND_AUTO, .defer_cuda = once };
-
-  return engine_new (&config, error);
-}
-
-gblur_engine *
-blur_cpu_engine_new (GError **error)
-{
-  gblur_config config = { .backend = GBLUR_BACKEND_CPU, .backend_fixed = 1 };
-
-  return engine_new (&config, error);
-}
-
 void
-blur_set_engine_error (GError **error, gblur_status status, gblur_engine *engine)
+pixel_engine_set_error (GError **error, gblur_status status, gblur_engine *engine)
 {
   g_set_error (error, BLUR_ERROR,
                status == GBLUR_E_SIGMA ? BLUR_CALLING_ERROR : BLUR_EXECUTION_ERROR,
@@ -65,14 +59,14 @@ blur_set_engine_error (GError **error, gblur_status status, gblur_engine *engine
 }
 
 void
-blur_note_result (const gblur_result *result)
+pixel_engine_note_result (const gblur_result *result)
 {
   if (result->fell_back_to_cpu)
     g_printerr ("cuda-gaussian-blur: the GPU failed; the CPU finished the blur\n");
 }
 
 gchar *
-blur_engine_summary (gblur_engine *engine)
+pixel_engine_summary (gblur_engine *engine)
 {
   if (gblur_engine_backend (engine) == GBLUR_BACKEND_CUDA)
     return g_strdup_printf (_("GPU: %s"), gblur_engine_describe (engine));
