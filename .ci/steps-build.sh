@@ -25,15 +25,6 @@ step_packages () {
   [ -z "$regen" ] || locale-gen >/dev/null
 }
 
-# Mostly waiting on the network: made while the next steps compile.
-step_chroots () {
-  local v
-  for v in 3.0 3.2; do
-    tests/gimp3-chroot.sh $v true >/tmp/cgb-chroot$v.log 2>&1 &
-    bg_chroots="$bg_chroots $!"
-  done
-}
-
 # The tree the GIMP 2.10 suites use.  Its CUDA backend for the oldest machine
 # code nvcc 13 makes (distcheck builds the newest); no GPU here, so its
 # suites skip.  The default configure's GPU targets are checked too: the
@@ -41,6 +32,7 @@ step_chroots () {
 step_build () {
   ./autogen.sh >/dev/null 2>&1 || { ./autogen.sh; echo "!! autogen.sh failed"; failed=$((failed + 1)); return 1; }
   build_tree _build --with-cuda-arch=75
+  logged _build/needed.log tests/check-needed.sh _build
   check "the default configure targets every architecture nvcc knows from sm_60 on" default_targets
 }
 default_targets () {
@@ -61,6 +53,7 @@ step_shape () {
 
 # Built as a machine without GIMP would (a batch server with the gegl tool).
 step_cpu_build () {
+  wait_for build
   build_tree _build-cpu --without-cuda --with-gimp=no || return 1
   logged _build-cpu/needed.log tests/check-needed.sh _build-cpu
   echo "== the GEGL operation (GEGL-only build) through the gegl tool, libfftw3f hidden"
@@ -86,21 +79,4 @@ distcheck () { # in a tree of its own: the background lane's, beside the others
   local rc=$?
   [ $rc = 0 ] || tail -n 40 distcheck.out
   cd ..; return $rc
-}
-
-# A configure that names no host compiler, where nvcc refuses the system's
-# (forky: gcc 16), still builds: CUDA through an older g++, or CPU-only
-# with the reason in its summary.  gimp3-batch's build there is such a
-# configure: its summary, the rest of its targets, make check.
-step_forky_default () {
-  check "Debian forky: the default configure builds and passes make check" forky_default_build
-}
-forky_default_build () {
-  tests/gimp3-chroot.sh 3.2 sh -c '
-    cd /build-gimp3.2 || { echo "no /build-gimp3.2: run .ci/run gimp3-batch first"; exit 1; }
-    grep -E "^ *CUDA backend:" configure.out
-    grep -q -E "^ *CUDA backend: +(yes|no: .+)" configure.out || { echo "summary gives no reason"; exit 1; }
-    make -j$(nproc) >make.out 2>&1 || { tail -n 30 make.out; exit 1; }
-    make -j$(nproc) check >check.out 2>&1 || { tail -n 30 check.out; exit 1; }
-    grep -E "^# (PASS|FAIL)" check.out'
 }

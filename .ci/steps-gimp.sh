@@ -1,20 +1,21 @@
 # CI steps that run the plug-in and the operation in real GIMPs and GEGL
 # (.ci/steps.sh).  GIMP 2.10 uses the build step's _build; GIMP 3.0 and 3.2
-# the builds that gimp3-batch makes in their chroots (/build-gimp3.x).
+# the build that gimp3.x-batch makes in their chroots (/build-gimp3.x).
 
-# The batch suite, then GIMP 2.10's warm process: the extension serves calls
-# by name, with one engine; without an engine there, the one-shot procedure.
+# ---- GIMP 2.10, this machine --------------------------------------------
+# The batch suite, then the warm process: the extension serves calls by
+# name, with one engine; without an engine there, the one-shot procedure.
 step_gimp2_batch () {
   needs _build/plugin/cuda-gaussian-blur build || return 1
   gimp_suite run-batch-tests.sh 2 _build/gimp2.log _build
   gimp_suite warm-process-test.sh 2 _build/gimp2-warm.log _build
 }
 
-# The operation without GIMP 3: at GEGL's mipmap levels (std-dev scaled by
-# 2^-level); on the canvas as GIMP renders it (level 0 at every zoom, the
-# view first, then GIMP's chunks), every pixel within 1 level of a
-# one-request render; in GIMP 2.10's Tools ▸ GEGL Operation under Xvfb.
-step_operation () {
+# The operation at GEGL's mipmap levels (std-dev scaled by 2^-level); on the
+# canvas as GIMP renders it (level 0 at every zoom, the view first, then
+# GIMP's chunks), every pixel within 1 level of a one-request render; in
+# GIMP 2.10's Tools ▸ GEGL Operation under Xvfb.
+step_gimp2_operation () {
   needs _build/operation/cuda-gaussian-blur.so build || return 1
   echo "== the GEGL operation at mipmap levels"
   logged _build/gegl-mipmap.log /usr/bin/python3 tests/operation/gegl_mipmap_test.py _build/operation
@@ -30,84 +31,91 @@ step_operation () {
       add_counts "$log"
     done
   done
+  mkdir -p _build/gui-artifacts
   gimp_suite tests/operation/gimp2-gegl-tool-test.sh 2 _build/op-gimp2-tool.log _build _build/gui-artifacts
+}
+
+# Screenshots in _build/gui-artifacts.
+step_gimp2_gui () {
+  mkdir -p _build/gui-artifacts
+  gimp_suite gui-test.sh 2 _build/gui2.log _build _build/gui-artifacts
+  GUI_LANG=ko gimp_suite gui-test.sh 2 _build/gui2-ko.log _build _build/gui-artifacts
+}
+
+step_gimp2_robustness () {
+  gimp_suite robustness-test.sh 2 _build/robust2.log _build
+}
+
+# ---- GIMP 3.0 and 3.2, each in its chroot --------------------------------
+gimp3_chroot () { # VERSION: made once, then reused
+  tests/gimp3-chroot.sh "$1" true >"_ci/chroot$1.log" 2>&1 || { cat "_ci/chroot$1.log"; return 1; }
+  tests/gimp3-chroot.sh "$1"
+}
+step_gimp3_0_chroot () { check "the GIMP 3.0 chroot" gimp3_chroot 3.0; }
+step_gimp3_2_chroot () { check "the GIMP 3.2 chroot" gimp3_chroot 3.2; }
+
+# The batch suite builds the plug-in in the chroot (from the tree the build
+# step configured); the later GIMP 3 steps reuse that build.
+gimp3_batch () { # VERSION
+  wait_for build
+  gimp_suite run-batch-tests.sh "$1" "_build/gimp$1.log"
+  gimp_suite warm-process-test.sh "$1" "_build/gimp$1-warm.log" "/build-gimp$1"
+  logged "_build/needed$1.log" tests/gimp3-chroot.sh "$1" /src/tests/check-needed.sh \
+    "/build-gimp$1/plugin/cuda-gaussian-blur" "/build-gimp$1/operation/cuda-gaussian-blur.so"
+}
+step_gimp3_0_batch () { gimp3_batch 3.0; }
+step_gimp3_2_batch () { gimp3_batch 3.2; }
+
+# Merged, appended and saved in XCF, reopened; the procedure through it
+# and without it; single-precision FFTW hidden, as in the Flatpak GIMP.
+gimp3_operation () { # VERSION
+  WRAP=tests/without-fftw3f.sh gimp_suite tests/operation/run-gimp-op-tests.sh "$1" "_build/operation$1.log" \
+    "/build-gimp$1"
+}
+step_gimp3_0_operation () { gimp3_operation 3.0; }
+step_gimp3_2_operation () { gimp3_operation 3.2; }
+
+# The dialog in English and Korean; the operation from its menu entry on a
+# 4000x3000 layer (the canvas follows Size X through four values, OK leaves
+# a layer effect, Undo removes it), in Korean and German with our title.
+gimp3_gui () { # VERSION
+  mkdir -p _build/gui-artifacts
+  gimp_suite gui-test.sh "$1" "_build/gui$1.log" "/build-gimp$1" _build/gui-artifacts
+  GUI_LANG=ko gimp_suite gui-test.sh "$1" "_build/gui$1-ko.log" "/build-gimp$1" _build/gui-artifacts
+  gimp_suite tests/operation/gui-op-test.sh "$1" "_build/opgui$1.log" "/build-gimp$1" _build/gui-artifacts
+  local l
+  for l in ko de; do
+    GUI_LANG=$l gimp_suite tests/operation/gui-op-test.sh "$1" "_build/opgui$1-$l.log" "/build-gimp$1" \
+      _build/gui-artifacts
+  done
+}
+step_gimp3_0_gui () { gimp3_gui 3.0; }
+step_gimp3_2_gui () { gimp3_gui 3.2; }
+
+step_gimp3_0_robustness () { gimp_suite robustness-test.sh 3.0 _build/robust3.0.log /build-gimp3.0; }
+step_gimp3_2_robustness () { gimp_suite robustness-test.sh 3.2 _build/robust3.2.log /build-gimp3.2; }
+
+# A configure that names no host compiler, where nvcc refuses the system's
+# (forky: gcc 16), still builds: CUDA through an older g++, or CPU-only
+# with the reason in its summary.  gimp3.2-batch's build is such a
+# configure: its summary, the rest of its targets, make check.
+step_forky_default () {
+  check "Debian forky: the default configure builds and passes make check" forky_default_build
+}
+forky_default_build () {
+  tests/gimp3-chroot.sh 3.2 sh -c '
+    cd /build-gimp3.2 || { echo "no /build-gimp3.2: run .ci/run gimp3.2-batch first"; exit 1; }
+    grep -E "^ *CUDA backend:" configure.out
+    grep -q -E "^ *CUDA backend: +(yes|no: .+)" configure.out || { echo "summary gives no reason"; exit 1; }
+    make -j$(nproc) >make.out 2>&1 || { tail -n 30 make.out; exit 1; }
+    make -j$(nproc) check >check.out 2>&1 || { tail -n 30 check.out; exit 1; }
+    grep -E "^# (PASS|FAIL)" check.out'
 }
 
 # No driver (the forky chroot has none), and the driver library Debian's
 # toolkit brought here (too old for the build's CUDA 13 runtime).
 step_driver_messages () {
-  needs _build/tests/bench build && wait_chroots || return 1
+  wait_for build
+  needs _build/tests/bench build || return 1
   logged _build/driver-messages.log tests/driver-messages.sh _build
-}
-
-# The batch suite builds the plug-in in each chroot; the warm process and
-# the later GIMP 3 steps reuse that build.
-step_gimp3_batch () {
-  wait_chroots || return 1
-  local v
-  for v in 3.0 3.2; do
-    gimp_suite run-batch-tests.sh $v _build/gimp$v.log
-    gimp_suite warm-process-test.sh $v _build/gimp$v-warm.log /build-gimp$v
-  done
-}
-
-# Merged, appended and saved in XCF, reopened; the procedure through it
-# and without it; single-precision FFTW hidden, as in the Flatpak GIMP.
-step_gimp3_operation () {
-  local v
-  for v in 3.0 3.2; do
-    WRAP=tests/without-fftw3f.sh gimp_suite tests/operation/run-gimp-op-tests.sh $v _build/operation$v.log /build-gimp$v
-  done
-}
-
-step_needed () {
-  needs _build/plugin/cuda-gaussian-blur build || return 1
-  logged _build/needed.log tests/check-needed.sh _build
-  local v
-  for v in 3.0 3.2; do
-    logged _build/needed$v.log tests/gimp3-chroot.sh $v /src/tests/check-needed.sh \
-      /build-gimp$v/plugin/cuda-gaussian-blur /build-gimp$v/operation/cuda-gaussian-blur.so
-  done
-}
-
-# CPU-only to save the time: the other steps build CUDA in each Debian.
-step_quickstart () {
-  local v
-  for v in 2 3.0 3.2; do
-    CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh $v _build/quickstart$v.log
-  done
-}
-
-# Screenshots in _build/gui-artifacts.
-step_gui () {
-  mkdir -p _build/gui-artifacts
-  gimp_suite gui-test.sh 2 _build/gui2.log _build _build/gui-artifacts
-  GUI_LANG=ko gimp_suite gui-test.sh 2 _build/gui2-ko.log _build _build/gui-artifacts
-  local v
-  for v in 3.0 3.2; do
-    gimp_suite gui-test.sh $v _build/gui$v.log /build-gimp$v _build/gui-artifacts
-    GUI_LANG=ko gimp_suite gui-test.sh $v _build/gui$v-ko.log /build-gimp$v _build/gui-artifacts
-  done
-}
-
-# On a 4000x3000 layer: the canvas follows Size X through four values, OK
-# leaves a layer effect, Undo removes it; in Korean and German the dialog's
-# title must be our translation.
-step_gui_operation () {
-  mkdir -p _build/gui-artifacts
-  local v l
-  for v in 3.0 3.2; do
-    gimp_suite tests/operation/gui-op-test.sh $v _build/opgui$v.log /build-gimp$v _build/gui-artifacts
-    for l in ko de; do
-      GUI_LANG=$l gimp_suite tests/operation/gui-op-test.sh $v _build/opgui$v-$l.log /build-gimp$v _build/gui-artifacts
-    done
-  done
-}
-
-step_robustness () {
-  gimp_suite robustness-test.sh 2 _build/robust2.log _build
-  local v
-  for v in 3.0 3.2; do
-    gimp_suite robustness-test.sh $v _build/robust$v.log /build-gimp$v
-  done
 }

@@ -1,32 +1,45 @@
-# CI steps for what users install: make install-user, the Debian packages,
-# the release tarballs (.ci/steps.sh).
+# CI steps for what users install: quickstart, make install-user, the Debian
+# packages, the release tarballs (.ci/steps.sh).
 
-# Fake homes, a Flatpak GIMP's among them: the GIMP 2.10 build, the
-# GEGL-only one and the GIMP 3.0 one (its chroot).
-step_install_user () {
+# GIMP 2.10 here: ./quickstart.sh as a newcomer runs it (CPU-only to save
+# time: the build step builds CUDA); make install-user into fake homes (a
+# Flatpak GIMP's among them) from the 2.10 and GEGL-only builds; the Debian
+# 12 package and the 2.10 release tarball, installed and tested; both
+# tarballs' binaries checked.
+step_gimp2_installs () {
+  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 2 _build/quickstart2.log
   wait_for cpu-build
-  needs _build/Makefile build && needs _build-cpu/Makefile cpu-build || return 1
-  tests/install-user-test.sh _build _build-cpu >_build/install-user.log 2>&1
-  tests/gimp3-chroot.sh 3.0 /src/tests/install-user-test.sh /build-gimp3.0 >_build/install-user3.log 2>&1
-  grep -h -E '^(PASS|FAIL)|passed, ' _build/install-user.log _build/install-user3.log
-  add_counts _build/install-user.log; add_counts _build/install-user3.log
+  needs _build/Makefile build && needs _build-cpu/Makefile cpu-build &&
+    logged _build/install-user.log tests/install-user-test.sh _build _build-cpu
+  wait_for debian-build
+  check "Debian 12 package (GIMP 2.10): installed, batch tests on the installed copy" debian_test_12
+  release_test 2.10
+}
+# GIMP 3.0 in Debian 13: the same, its Debian package, the GIMP 3 tarball
+# (--system too).
+step_gimp3_0_installs () {
+  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 3.0 _build/quickstart3.0.log
+  logged _build/install-user3.0.log tests/gimp3-chroot.sh 3.0 /src/tests/install-user-test.sh /build-gimp3.0
+  wait_for debian-build
+  check "Debian 13 package (GIMP 3.0): installed, batch tests on the installed copy" debian_test_13
+  release_test 3.0
+}
+# GIMP 3.2 in forky: quickstart and the GIMP 3 tarball.
+step_gimp3_2_installs () {
+  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 3.2 _build/quickstart3.2.log
+  release_test 3.2
 }
 
-deb_copy () { # folder: this tree, without build outputs
-  rm -rf "$1" && mkdir -p "$1/src"
-  tar --exclude='./_build*' --exclude=./_quickstart --exclude=./_release --exclude=./_ci -cf - . | tar -xf - -C "$1/src"
-}
 # GIMP 2.10's package (Debian 12, here) and GIMP 3.0's (Debian 13, in its
 # chroot), each with Debian's toolkit, from a copy of this tree.
 step_debian_build () {
+  wait_for build
   check "Debian 12 package (GIMP 2.10) builds with CUDA 11.8" debian_build_12
   check "Debian 13 package (GIMP 3.0) builds with CUDA 12.4" debian_build_13
 }
-# Installed, the batch suite run on the installed copy, removed again.
-step_debian_test () {
-  wait_for debian-build
-  check "Debian 12 package (GIMP 2.10): installed, batch tests on the installed copy" debian_test_12
-  check "Debian 13 package (GIMP 3.0): installed, batch tests on the installed copy" debian_test_13
+deb_copy () { # folder: this tree, without build outputs
+  rm -rf "$1" && mkdir -p "$1/src"
+  tar --exclude='./_build*' --exclude=./_quickstart --exclude=./_release --exclude=./_ci -cf - . | tar -xf - -C "$1/src"
 }
 deb13=${GIMP3_CHROOTS:-/var/cache/cuda-gaussian-blur}/trixie/tmp/cgb-deb
 debian_build_12 () {
@@ -43,6 +56,7 @@ debian_build_13 () {
       dpkg-buildpackage -b -us -uc >../build.log 2>&1 || { tail -n 40 ../build.log; exit 1; }
     grep -E "^ *CUDA backend: +yes \(/usr/bin/nvcc, CUDA 12\.4 " ../build.log && ls /tmp/cgb-deb/*.deb'
 }
+# Installed, the batch suite run on the installed copy, removed again.
 debian_test_12 () {
   needs "$(ls /tmp/cgb-deb/gimp-cuda-gaussian-blur_*.deb 2>/dev/null | head -n 1)" debian-build || return 1
   dpkg -i /tmp/cgb-deb/gimp-cuda-gaussian-blur_*.deb >/dev/null || return 1
@@ -72,21 +86,24 @@ debian_test_13 () {
 
 # As a release is made (release/make-release.sh: Debian 13's CUDA 12.4 in
 # its chroot, Debian 12's 11.8 here) but with the oldest and newest machine
-# code only (sm_60, sm_90 and PTX): the same scripts and guards as the
-# release's eight, which make release builds and tests before publishing.
-# Tested as a user gets them (tests/release/release-test.sh).
+# code only: the same scripts and guards as the release's eight
+# architectures, which `make release` builds and tests before publishing.
 CI_RELEASE_ARCHS="60 90"
 step_release_build () {
+  wait_for build
   check "release tarballs: release/make-release.sh (sm_${CI_RELEASE_ARCHS// /, sm_} + PTX)" release_tarballs
-}
-step_release_test () {
-  wait_for release-build
-  needs "$(ls _release/*-gimp3.tar.xz 2>/dev/null | head -n 1)" release-build || return 1
-  logged _build/release-test.log tests/release/release-test.sh _release
 }
 release_tarballs () {
   rm -rf _release
   RELEASE_CONFIGURE_FLAGS="--with-cuda-arch='$CI_RELEASE_ARCHS'" release/make-release.sh >_build/release.log 2>&1 \
     || { tail -n 30 _build/release.log; return 1; }
   grep -h 'bytes:' _build/release.log
+}
+# The tarballs as a user gets them, where GIMP VERSION runs
+# (tests/release/release-test.sh).
+release_test () { # VERSION
+  wait_for release-build
+  needs "$(ls _release/*-gimp3.tar.xz 2>/dev/null | head -n 1)" release-build || return 1
+  echo "== the release tarballs as a user gets them, GIMP $1"
+  logged "_build/release-test$1.log" tests/release/release-test.sh _release "$1"
 }

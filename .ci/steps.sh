@@ -1,55 +1,59 @@
-# The CI steps (.ci/run): their names and lines in order, each a function
-# step_NAME (dashes as underscores) that counts its checks into the totals.
-
-# A "&" marks the steps that a whole run does in the background, beside the
-# others, at low priority: builds that need no GIMP of this machine's.
+# The CI steps (.ci/run): their names, lanes and lines, each a function
+# step_NAME (dots and dashes as underscores) that counts its checks.
+# A whole run runs the lanes side by side: main (this machine's GIMP 2.10),
+# 3.0 and 3.2 (their chroots), and builds (at low priority: builds that no
+# GIMP of this machine's sees).  Within a lane the steps run in this order;
+# a step that needs another lane's output waits for it (wait_for).
 STEPS="
-packages          the packages a fresh Debian 12 lacks, the locales the GUI tests use
-chroots           the GIMP 3.0 (Debian 13) and 3.2 (forky) chroots, made in the background
-build             the plug-in, operation and engine for GIMP 2.10 (CUDA for sm_75); make check
-cpu-build       & the engine and operation without CUDA and GIMP; make check, NEEDED, the gegl tool
-release-build   & the release tarballs, with CUDA's oldest and newest machine code (sm_60, sm_90)
-debian-build    & the Debian packages for GIMP 2.10 (Debian 12) and 3.0 (Debian 13, its chroot)
-sanitizers      & the engine under ASan and UBSan (make check), under valgrind, and fuzzed for 60 s
-distcheck       & make distcheck, with CUDA's newest machine code (sm_120)
-shape             the product code's shape: file and function sizes, layers, no include or call cycle
-gimp2-batch       the plug-in in GIMP 2.10, batch mode; its warm process
-operation         the operation at mipmap levels, on the canvas as GIMP renders it, in GIMP 2.10's GEGL tool
-driver-messages   why a CUDA build blurs on the CPU, as users read it (no driver, too old a driver)
-gimp3-batch       the plug-in in GIMP 3.0 and 3.2, batch mode and warm process, built in each chroot
-gimp3-operation   the operation in GIMP 3.0 and 3.2: merged, appended, in XCF, with single-precision FFTW hidden
-needed            every binary needs only libraries GIMP has, and glibc <= 2.42
-quickstart        ./quickstart.sh as a newcomer runs it on Debian 12, 13 and forky
-gui               the dialog in GIMP 2.10, 3.0 and 3.2 under Xvfb, in English and Korean
-gui-operation     the operation from its menu entry in GIMP 3.0 and 3.2, the canvas following the slider
-robustness        faults, a 10000x10000 image and a killed plug-in in all three GIMPs
-forky-default     Debian forky's default configure (gcc 16, which nvcc refuses) builds and passes make check
-install-user      make install-user into fake homes (a Flatpak GIMP's among them), GIMP 2.10 and 3.0
-debian-test       the Debian packages installed, the batch suite on the installed copies, removed
-release-test      the release tarballs as users get them: checksums, machine code, install.sh, batch suites
+packages            main    the packages a fresh Debian 12 lacks, the locales the GUI tests use
+build               main    plug-in, operation, engine for GIMP 2.10 (CUDA sm_75); make check; NEEDED
+shape               main    the product code's shape: file and function sizes, no include or call cycle
+gimp2-batch         main    the plug-in in GIMP 2.10, batch mode and its warm process
+gimp2-operation     main    the operation at mipmap levels, on the canvas as GIMP renders it, in GIMP 2.10
+gimp2-gui           main    the dialog in GIMP 2.10 under Xvfb, in English and Korean
+gimp2-robustness    main    faults, a 10000x10000 image, a killed plug-in in GIMP 2.10
+gimp2-installs      main    quickstart, make install-user, the Debian 12 package, the 2.10 release tarball
+gimp3.0-chroot      3.0     the Debian 13 chroot with GIMP 3.0 and Debian's CUDA 12.4
+gimp3.0-batch       3.0     the plug-in built in the chroot, batch mode, warm process; NEEDED
+gimp3.0-operation   3.0     the operation merged, appended, in XCF; single-precision FFTW hidden
+gimp3.0-gui         3.0     the dialog, and the operation from its menu entry, under Xvfb (en, ko, de)
+gimp3.0-robustness  3.0     faults, a 10000x10000 image, a killed plug-in in GIMP 3.0
+gimp3.0-installs    3.0     quickstart, make install-user, the Debian 13 package, the GIMP 3 tarball
+gimp3.2-chroot      3.2     the Debian forky chroot with GIMP 3.2
+gimp3.2-batch       3.2     the plug-in built in the chroot, batch mode, warm process; NEEDED
+gimp3.2-operation   3.2     the operation merged, appended, in XCF; single-precision FFTW hidden
+gimp3.2-gui         3.2     the dialog, and the operation from its menu entry, under Xvfb (en, ko, de)
+gimp3.2-robustness  3.2     faults, a 10000x10000 image, a killed plug-in in GIMP 3.2
+gimp3.2-installs    3.2     quickstart, the GIMP 3 release tarball in forky
+forky-default       3.2     forky's default configure (gcc 16, which nvcc refuses) builds, make check
+driver-messages     3.2     why a CUDA build blurs on the CPU, as users read it (no driver, too old)
+cpu-build           builds  the engine and operation without CUDA and GIMP; make check, NEEDED, gegl tool
+debian-build        builds  the Debian packages for GIMP 2.10 and 3.0, with Debian's CUDA 11.8 and 12.4
+release-build       builds  the release tarballs, CUDA's oldest and newest machine code (sm_60, sm_90)
+sanitizers          builds  the engine under ASan and UBSan, under valgrind, and fuzzed for 60 s
+distcheck           builds  make distcheck, CUDA's newest machine code (sm_120)
 "
-
-step_names () { echo "$STEPS" | awk 'NF { print $1 }'; }
-list_steps () { echo "$STEPS" | awk 'NF' | sed 's/ & /   /'; }
-known_step () { step_names | grep -qx -- "$1"; }
-background_steps () { echo "$STEPS" | awk '$2 == "&" { print $1 }'; }
+LANES="main 3.0 3.2 builds"
 
 step_names () { echo "$STEPS" | awk 'NF { print $1 }'; }
 list_steps () { echo "$STEPS" | awk 'NF'; }
 known_step () { step_names | grep -qx -- "$1"; }
+lane_steps () { echo "$STEPS" | awk -v l="$1" '$2 == l { print $1 }'; }
+lane_of () { echo "$STEPS" | awk -v s="$1" '$1 == s { print $2 }'; }
 
 passed=0 failed=0 skipped=0 timings=""
-mark () { # LABEL: the seconds since the previous mark
-  local now; now=$(date +%s)
-  echo "   ($((now - t_last)) s)"
-  timings="$timings$(printf '%6d s  %s' $((now - t_last)) "$1")
-"
-  t_last=$now
+cpu_seconds () { # CPU seconds of this shell's finished children
+  times | tail -n 1 | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }'
 }
-run_step () { # NAME
+run_step () { # NAME: runs it, lists its seconds (wall and CPU), marks it done
+  local t0 c0 now
+  t0=$(date +%s) c0=$(cpu_seconds)
   echo "======== $1"
-  "step_${1//-/_}"
-  mark "$1"
+  "step_$(echo "$1" | tr .- __)"
+  now=$(date +%s)
+  echo "   ($((now - t0)) s)"
+  timings="$timings$(printf '%6d s %6d s CPU  %-8s %s' $((now - t0)) $(( $(cpu_seconds) - c0 )) "$(lane_of "$1")" "$1")
+"
   touch "_ci/$1.done"
 }
 add_counts () { # the last "N passed, N failed" line of a log; none counts as a failure
@@ -116,40 +120,39 @@ logged () { # LOG COMMAND...: runs it into LOG, shows its results, counts them
   add_counts "$log"
 }
 
-# ---- a whole run: the background steps beside the others ----------------
-# The background lane runs in a subshell; its counts, timings and log come
+# ---- a whole run: the lanes side by side ------------------------------
+# Each lane but main runs in a subshell; its counts, timings and log come
 # back through _ci/ when it ends.
-bg_lane="" bg_chroots=""
-start_background () {
-  ( renice -n 19 -p $BASHPID >/dev/null
-    passed=0 failed=0 skipped=0 timings="" t_last=$(date +%s)
-    for s in $(background_steps); do run_step "$s"; done
-    echo "$passed $failed $skipped" >_ci/background.counts
-    printf '%s' "$timings" | sed 's/$/  (background)/' >_ci/background.timings
-  ) >_ci/background.log 2>&1 &
-  bg_lane=$!
+run_lane () { # LANE
+  echo $BASHPID >"_ci/$1.pid"
+  local s
+  for s in $(lane_steps "$1"); do run_step "$s"; done
+  touch "_ci/$1.end"
 }
-wait_for () { # STEP: wait while the background lane has it to do
-  [ -n "$bg_lane" ] || return 0
-  while [ ! -e "_ci/$1.done" ] && kill -0 $bg_lane 2>/dev/null; do sleep 2; done
+start_lane () { # LANE [NICE]
+  ( [ -z "${2:-}" ] || renice -n "$2" -p $BASHPID >/dev/null
+    passed=0 failed=0 skipped=0 timings=""
+    run_lane "$1"
+    echo "$passed $failed $skipped" >"_ci/$1.counts"
+    printf '%s' "$timings" >"_ci/$1.timings"
+  ) >"_ci/$1.log" 2>&1 &
 }
-finish_background () {
-  [ -n "$bg_lane" ] || { wait; return; }
-  wait $bg_lane; wait
-  echo "======== the background steps' log"
-  cat _ci/background.log
-  local c
-  c=($(cat _ci/background.counts 2>/dev/null || echo "0 1 0"))
-  passed=$((passed + c[0])) failed=$((failed + c[1])) skipped=$((skipped + c[2]))
-  timings="$timings$(cat _ci/background.timings 2>/dev/null)
+wait_for () { # STEP: wait while its lane, running beside this one, has it to do
+  local lane; lane=$(lane_of "$1")
+  [ -e "_ci/$lane.pid" ] || return 0
+  while [ ! -e "_ci/$1.done" ] && [ ! -e "_ci/$lane.end" ]; do sleep 2; done
+}
+finish_lanes () { # waits for the other lanes; their logs, counts and timings
+  wait
+  local lane c
+  for lane in $LANES; do
+    [ "$lane" != main ] && [ -e "_ci/$lane.pid" ] || continue
+    echo "======== lane $lane"
+    cat "_ci/$lane.log"
+    c=($(cat "_ci/$lane.counts" 2>/dev/null || echo "0 1 0"))
+    passed=$((passed + c[0])) failed=$((failed + c[1])) skipped=$((skipped + c[2]))
+    timings="$timings$(cat "_ci/$lane.timings" 2>/dev/null)
 "
-}
-# The chroots' background job, or make them now.
-wait_chroots () {
-  [ -z "$bg_chroots" ] || { wait $bg_chroots; bg_chroots=""; }
-  local v
-  for v in 3.0 3.2; do
-    tests/gimp3-chroot.sh $v true >/tmp/cgb-chroot$v.log 2>&1 || { cat /tmp/cgb-chroot$v.log; return 1; }
   done
 }
 
