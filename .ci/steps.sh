@@ -42,8 +42,10 @@ lane_steps () { echo "$STEPS" | awk -v l="$1" '$2 == l { print $1 }'; }
 lane_of () { echo "$STEPS" | awk -v s="$1" '$1 == s { print $2 }'; }
 
 passed=0 failed=0 skipped=0 timings=""
-cpu_seconds () { # CPU seconds of this shell's finished children
-  times | tail -n 1 | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }'
+cpu_seconds () { # CPU seconds of this shell's finished children (times in this shell, not a pipe's)
+  times >"_ci/times.$BASHPID"
+  awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' \
+    "_ci/times.$BASHPID"
 }
 run_step () { # NAME: runs it, lists its seconds (wall and CPU), marks it done
   local t0 c0 now
