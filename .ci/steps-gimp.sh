@@ -7,8 +7,8 @@
 # name, with one engine; without an engine there, the one-shot procedure.
 step_gimp2_batch () {
   needs _build/plugin/cuda-gaussian-blur build || return 1
-  gimp_suite run-batch-tests.sh 2 _build/gimp2.log _build
-  gimp_suite warm-process-test.sh 2 _build/gimp2-warm.log _build
+  gimp_suite run-batch-tests.sh 2 _ci/gimp2.log _build
+  gimp_suite warm-process-test.sh 2 _ci/gimp2-warm.log _build
 }
 
 # The operation at GEGL's mipmap levels (std-dev scaled by 2^-level); on the
@@ -18,12 +18,12 @@ step_gimp2_batch () {
 step_gimp2_operation () {
   needs _build/operation/cuda-gaussian-blur.so build || return 1
   echo "== the GEGL operation at mipmap levels"
-  logged _build/gegl-mipmap.log /usr/bin/python3 tests/operation/gegl_mipmap_test.py _build/operation
+  logged _ci/gegl-mipmap.log /usr/bin/python3 tests/operation/gegl_mipmap_test.py _build/operation
   echo "== the operation on the canvas"
   local d at log
   for d in 8 16; do
     for at in centre --corner; do
-      log=_build/canvas$d-$(echo "$at" | tr -dc 'a-z0-9').log
+      log=_ci/canvas$d-$(echo "$at" | tr -dc 'a-z0-9').log
       GBLUR_BACKEND=cpu GEGL_PATH=_build/operation:$(pkg-config --variable=pluginsdir gegl-0.4) \
         _build/tests/operation/canvas-bench --size 4000x3000 --steps 2 --check ${at#centre} --depth $d \
         --op cuda:gaussian-blur --ref cuda:gaussian-blur --sigma 3 --sigma 30 --sigma 100 >"$log" 2>&1
@@ -31,19 +31,19 @@ step_gimp2_operation () {
       add_counts "$log"
     done
   done
-  mkdir -p _build/gui-artifacts
-  gimp_suite tests/operation/gimp2-gegl-tool-test.sh 2 _build/op-gimp2-tool.log _build _build/gui-artifacts
+  mkdir -p _ci/gui-artifacts
+  gimp_suite tests/operation/gimp2-gegl-tool-test.sh 2 _ci/op-gimp2-tool.log _build _ci/gui-artifacts
 }
 
-# Screenshots in _build/gui-artifacts.
+# Screenshots in _ci/gui-artifacts.
 step_gimp2_gui () {
-  mkdir -p _build/gui-artifacts
-  gimp_suite gui-test.sh 2 _build/gui2.log _build _build/gui-artifacts
-  GUI_LANG=ko gimp_suite gui-test.sh 2 _build/gui2-ko.log _build _build/gui-artifacts
+  mkdir -p _ci/gui-artifacts
+  gimp_suite gui-test.sh 2 _ci/gui2.log _build _ci/gui-artifacts
+  GUI_LANG=ko gimp_suite gui-test.sh 2 _ci/gui2-ko.log _build _ci/gui-artifacts
 }
 
 step_gimp2_robustness () {
-  gimp_suite robustness-test.sh 2 _build/robust2.log _build
+  gimp_suite robustness-test.sh 2 _ci/robust2.log _build
 }
 
 # ---- GIMP 3.0 and 3.2, each in its chroot --------------------------------
@@ -57,10 +57,10 @@ step_gimp3_2_chroot () { check "the GIMP 3.2 chroot" gimp3_chroot 3.2; }
 # The batch suite builds the plug-in in the chroot (from the tree the build
 # step configured); the later GIMP 3 steps reuse that build.
 gimp3_batch () { # VERSION
-  wait_for build
-  gimp_suite run-batch-tests.sh "$1" "_build/gimp$1.log"
-  gimp_suite warm-process-test.sh "$1" "_build/gimp$1-warm.log" "/build-gimp$1"
-  logged "_build/needed$1.log" tests/gimp3-chroot.sh "$1" /src/tests/check-needed.sh \
+  wait_for autogen
+  gimp_suite run-batch-tests.sh "$1" "_ci/gimp$1.log"
+  gimp_suite warm-process-test.sh "$1" "_ci/gimp$1-warm.log" "/build-gimp$1"
+  logged "_ci/needed$1.log" tests/gimp3-chroot.sh "$1" /src/tests/check-needed.sh \
     "/build-gimp$1/plugin/cuda-gaussian-blur" "/build-gimp$1/operation/cuda-gaussian-blur.so"
 }
 step_gimp3_0_batch () { gimp3_batch 3.0; }
@@ -69,7 +69,7 @@ step_gimp3_2_batch () { gimp3_batch 3.2; }
 # Merged, appended and saved in XCF, reopened; the procedure through it
 # and without it; single-precision FFTW hidden, as in the Flatpak GIMP.
 gimp3_operation () { # VERSION
-  WRAP=tests/without-fftw3f.sh gimp_suite tests/operation/run-gimp-op-tests.sh "$1" "_build/operation$1.log" \
+  WRAP=tests/without-fftw3f.sh gimp_suite tests/operation/run-gimp-op-tests.sh "$1" "_ci/operation$1.log" \
     "/build-gimp$1"
 }
 step_gimp3_0_operation () { gimp3_operation 3.0; }
@@ -79,21 +79,21 @@ step_gimp3_2_operation () { gimp3_operation 3.2; }
 # 4000x3000 layer (the canvas follows Size X through four values, OK leaves
 # a layer effect, Undo removes it), in Korean and German with our title.
 gimp3_gui () { # VERSION
-  mkdir -p _build/gui-artifacts
-  gimp_suite gui-test.sh "$1" "_build/gui$1.log" "/build-gimp$1" _build/gui-artifacts
-  GUI_LANG=ko gimp_suite gui-test.sh "$1" "_build/gui$1-ko.log" "/build-gimp$1" _build/gui-artifacts
-  gimp_suite tests/operation/gui-op-test.sh "$1" "_build/opgui$1.log" "/build-gimp$1" _build/gui-artifacts
+  mkdir -p _ci/gui-artifacts
+  gimp_suite gui-test.sh "$1" "_ci/gui$1.log" "/build-gimp$1" _ci/gui-artifacts
+  GUI_LANG=ko gimp_suite gui-test.sh "$1" "_ci/gui$1-ko.log" "/build-gimp$1" _ci/gui-artifacts
+  gimp_suite tests/operation/gui-op-test.sh "$1" "_ci/opgui$1.log" "/build-gimp$1" _ci/gui-artifacts
   local l
   for l in ko de; do
-    GUI_LANG=$l gimp_suite tests/operation/gui-op-test.sh "$1" "_build/opgui$1-$l.log" "/build-gimp$1" \
-      _build/gui-artifacts
+    GUI_LANG=$l gimp_suite tests/operation/gui-op-test.sh "$1" "_ci/opgui$1-$l.log" "/build-gimp$1" \
+      _ci/gui-artifacts
   done
 }
 step_gimp3_0_gui () { gimp3_gui 3.0; }
 step_gimp3_2_gui () { gimp3_gui 3.2; }
 
-step_gimp3_0_robustness () { gimp_suite robustness-test.sh 3.0 _build/robust3.0.log /build-gimp3.0; }
-step_gimp3_2_robustness () { gimp_suite robustness-test.sh 3.2 _build/robust3.2.log /build-gimp3.2; }
+step_gimp3_0_robustness () { gimp_suite robustness-test.sh 3.0 _ci/robust3.0.log /build-gimp3.0; }
+step_gimp3_2_robustness () { gimp_suite robustness-test.sh 3.2 _ci/robust3.2.log /build-gimp3.2; }
 
 # A configure that names no host compiler, where nvcc refuses the system's
 # (forky: gcc 16), still builds: CUDA through an older g++, or CPU-only
@@ -117,5 +117,5 @@ forky_default_build () {
 step_driver_messages () {
   wait_for build
   needs _build/tests/bench build || return 1
-  logged _build/driver-messages.log tests/driver-messages.sh _build
+  logged _ci/driver-messages.log tests/driver-messages.sh _build
 }

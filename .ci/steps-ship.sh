@@ -7,10 +7,10 @@
 # 12 package and the 2.10 release tarball, installed and tested; both
 # tarballs' binaries checked.
 step_gimp2_installs () {
-  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 2 _build/quickstart2.log
+  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 2 _ci/quickstart2.log
   wait_for cpu-build
   needs _build/Makefile build && needs _build-cpu/Makefile cpu-build &&
-    logged _build/install-user.log tests/install-user-test.sh _build _build-cpu
+    logged _ci/install-user.log tests/install-user-test.sh _build _build-cpu
   wait_for debian-build
   check "Debian 12 package (GIMP 2.10): installed, batch tests on the installed copy" debian_test_12
   release_test 2.10
@@ -18,22 +18,22 @@ step_gimp2_installs () {
 # GIMP 3.0 in Debian 13: the same, its Debian package, the GIMP 3 tarball
 # (--system too).
 step_gimp3_0_installs () {
-  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 3.0 _build/quickstart3.0.log
-  logged _build/install-user3.0.log tests/gimp3-chroot.sh 3.0 /src/tests/install-user-test.sh /build-gimp3.0
+  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 3.0 _ci/quickstart3.0.log
+  logged _ci/install-user3.0.log tests/gimp3-chroot.sh 3.0 /src/tests/install-user-test.sh /build-gimp3.0
   wait_for debian-build
   check "Debian 13 package (GIMP 3.0): installed, batch tests on the installed copy" debian_test_13
   release_test 3.0
 }
 # GIMP 3.2 in forky: quickstart and the GIMP 3 tarball.
 step_gimp3_2_installs () {
-  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 3.2 _build/quickstart3.2.log
+  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 3.2 _ci/quickstart3.2.log
   release_test 3.2
 }
 
 # GIMP 2.10's package (Debian 12, here) and GIMP 3.0's (Debian 13, in its
 # chroot), each with Debian's toolkit, from a copy of this tree.
 step_debian_build () {
-  wait_for build
+  wait_for autogen
   check "Debian 12 package (GIMP 2.10) builds with CUDA 11.8" debian_build_12
   check "Debian 13 package (GIMP 3.0) builds with CUDA 12.4" debian_build_13
 }
@@ -64,9 +64,9 @@ debian_test_12 () {
   local rc=0
   tests/check-needed.sh $(dpkg -L gimp-cuda-gaussian-blur | grep -E '/cuda-gaussian-blur(\.so)?$' \
     | while read -r f; do [ -f "$f" ] && echo "$f"; done) || rc=1
-  tests/gimp/run-batch-tests.sh 2 --installed >_build/gimp2-deb.log 2>&1 || rc=1
-  grep -E '^(PASS|FAIL)|passed, ' _build/gimp2-deb.log
-  add_counts _build/gimp2-deb.log
+  tests/gimp/run-batch-tests.sh 2 --installed >_ci/gimp2-deb.log 2>&1 || rc=1
+  grep -E '^(PASS|FAIL)|passed, ' _ci/gimp2-deb.log
+  add_counts _ci/gimp2-deb.log
   dpkg -r gimp-cuda-gaussian-blur >/dev/null
   return $rc
 }
@@ -77,9 +77,9 @@ debian_test_13 () {
     dpkg -L gimp-cuda-gaussian-blur | grep -E "gimp/3.0/plug-ins/cuda-gaussian-blur/(cuda-gaussian-blur|locale/ko/.*\.mo)$" &&
     /src/tests/check-needed.sh $(dpkg -L gimp-cuda-gaussian-blur | grep -E "/cuda-gaussian-blur(\.so)?$" |
       while read -r f; do [ -f "$f" ] && echo "$f"; done)' || rc=1
-  tests/gimp/run-batch-tests.sh 3.0 --installed >_build/gimp3.0-deb.log 2>&1 || rc=1
-  grep -E '^(PASS|FAIL)|passed, ' _build/gimp3.0-deb.log
-  add_counts _build/gimp3.0-deb.log
+  tests/gimp/run-batch-tests.sh 3.0 --installed >_ci/gimp3.0-deb.log 2>&1 || rc=1
+  grep -E '^(PASS|FAIL)|passed, ' _ci/gimp3.0-deb.log
+  add_counts _ci/gimp3.0-deb.log
   tests/gimp3-chroot.sh 3.0 dpkg -r gimp-cuda-gaussian-blur >/dev/null
   return $rc
 }
@@ -90,14 +90,14 @@ debian_test_13 () {
 # architectures, which `make release` builds and tests before publishing.
 CI_RELEASE_ARCHS="60 90"
 step_release_build () {
-  wait_for build
+  wait_for autogen
   check "release tarballs: release/make-release.sh (sm_${CI_RELEASE_ARCHS// /, sm_} + PTX)" release_tarballs
 }
 release_tarballs () {
   rm -rf _release
-  RELEASE_CONFIGURE_FLAGS="--with-cuda-arch='$CI_RELEASE_ARCHS'" release/make-release.sh >_build/release.log 2>&1 \
-    || { tail -n 30 _build/release.log; return 1; }
-  grep -h 'bytes:' _build/release.log
+  RELEASE_CONFIGURE_FLAGS="--with-cuda-arch='$CI_RELEASE_ARCHS'" release/make-release.sh >_ci/release.log 2>&1 \
+    || { tail -n 30 _ci/release.log; return 1; }
+  grep -h 'bytes:' _ci/release.log
 }
 # The tarballs as a user gets them, where GIMP VERSION runs
 # (tests/release/release-test.sh).
@@ -105,5 +105,5 @@ release_test () { # VERSION
   wait_for release-build
   needs "$(ls _release/*-gimp3.tar.xz 2>/dev/null | head -n 1)" release-build || return 1
   echo "== the release tarballs as a user gets them, GIMP $1"
-  logged "_build/release-test$1.log" tests/release/release-test.sh _release "$1"
+  logged "_ci/release-test$1.log" tests/release/release-test.sh _release "$1"
 }

@@ -1,11 +1,12 @@
 # The CI steps (.ci/run): their names, lanes and lines, each a function
 # step_NAME (dots and dashes as underscores) that counts its checks.
 # A whole run runs the lanes side by side: main (this machine's GIMP 2.10),
-# 3.0 and 3.2 (their chroots), and builds (at low priority: builds that no
-# GIMP of this machine's sees).  Within a lane the steps run in this order;
+# 3.0 and 3.2 (their chroots), and builds (at lower priority: builds that
+# no GIMP of this machine's sees).  Within a lane the steps run in this order;
 # a step that needs another lane's output waits for it (wait_for).
 STEPS="
 packages            main    the packages a fresh Debian 12 lacks, the locales the GUI tests use
+autogen             main    configure and the Makefiles, which every build of this tree uses
 build               main    plug-in, operation, engine for GIMP 2.10 (CUDA sm_75); make check; NEEDED
 shape               main    the product code's shape: file and function sizes, no include or call cycle
 gimp2-batch         main    the plug-in in GIMP 2.10, batch mode and its warm process
@@ -27,9 +28,9 @@ gimp3.2-robustness  3.2     faults, a 10000x10000 image, a killed plug-in in GIM
 gimp3.2-installs    3.2     quickstart, the GIMP 3 release tarball in forky
 forky-default       3.2     forky's default configure (gcc 16, which nvcc refuses) builds, make check
 driver-messages     3.2     why a CUDA build blurs on the CPU, as users read it (no driver, too old)
-cpu-build           builds  the engine and operation without CUDA and GIMP; make check, NEEDED, gegl tool
-debian-build        builds  the Debian packages for GIMP 2.10 and 3.0, with Debian's CUDA 11.8 and 12.4
 release-build       builds  the release tarballs, CUDA's oldest and newest machine code (sm_60, sm_90)
+debian-build        builds  the Debian packages for GIMP 2.10 and 3.0, with Debian's CUDA 11.8 and 12.4
+cpu-build           builds  the engine and operation without CUDA and GIMP; make check, NEEDED, gegl tool
 sanitizers          builds  the engine under ASan and UBSan, under valgrind, and fuzzed for 60 s
 distcheck           builds  make distcheck, CUDA's newest machine code (sm_120)
 "
