@@ -37,22 +37,40 @@ driver_release (char *buf, size_t size)
   snprintf (buf, size, "%s", word);
 }
 
+/* Whether libcuda.so.1 loads with `mode`; why not in err. */
+static bool
+driver_library_loads (int mode, char *err, size_t err_size)
+{
+  char  runtime[80];
+  void *libcuda = dlopen ("libcuda.so.1", mode | RTLD_LOCAL);
+
+  if (libcuda)
+    {
+      dlclose (libcuda);
+      return true;
+    }
+  cuda_runtime_label (runtime, sizeof runtime);
+  snprintf (err, err_size, "no NVIDIA driver (libcuda.so.1 not found); this build's %s", runtime);
+  return false;
+}
+
+bool
+cuda_driver_found (char *err, size_t err_size)
+{
+  return driver_library_loads (RTLD_LAZY, err, err_size);
+}
+
 bool
 cuda_driver_usable (char *err, size_t err_size)
 {
-  char  runtime[80], release[32];
-  int   version = 0;
-  void *libcuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  char runtime[80], release[32];
+  int  version = 0;
 
-  cuda_runtime_label (runtime, sizeof runtime);
-  if (!libcuda)
-    {
-      snprintf (err, err_size, "no NVIDIA driver (libcuda.so.1 not found); this build's %s", runtime);
-      return false;
-    }
-  dlclose (libcuda);
+  if (!driver_library_loads (RTLD_NOW, err, err_size))
+    return false;
   if (cudaDriverGetVersion (&version) != cudaSuccess || version / 1000 < CUDART_VERSION / 1000)
     {
+      cuda_runtime_label (runtime, sizeof runtime);
       driver_release (release, sizeof release);
       snprintf (err, err_size, "NVIDIA driver %s%s(CUDA %d.%d) is too old for this build's %s",
                 release, *release ? " " : "", version / 1000, version % 1000 / 10, runtime);
