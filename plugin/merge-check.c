@@ -1,6 +1,7 @@
 /* Whether a merged filter blurred (merge-check.h). */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <stdlib.h>
 
 #include "blur-engine.h"
@@ -97,6 +98,20 @@ try_window (MergeCheck *check, gblur_engine *engine, GimpDrawable *drawable, Geg
   return TRUE;
 }
 
+/* The check's own engine, on the CPU whatever GBLUR_BACKEND says, and
+ * quiet: the backend a verbose run names is the blur's, not the check's. */
+static gblur_engine *
+check_engine_new (GError **error)
+{
+  gblur_config  config = { .backend = GBLUR_BACKEND_CPU, .backend_fixed = 1 };
+  char          msg[300];
+  gblur_engine *engine = gblur_engine_new (&config, NULL, msg, sizeof msg);
+
+  if (!engine)
+    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, _("The blur engine could not start: %s"), msg);
+  return engine;
+}
+
 MergeCheck *
 merge_check_new (GimpDrawable *drawable, gdouble sigma, gboolean linear, GError **error)
 {
@@ -106,7 +121,7 @@ merge_check_new (GimpDrawable *drawable, gdouble sigma, gboolean linear, GError 
   static const gdouble at[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 }, { 0.5, 0.5 },
                                    { 0.5, 0 }, { 0, 0.5 }, { 1, 0.5 }, { 0.5, 1 } };
   MergeCheck   *check = g_new0 (MergeCheck, 1);
-  gblur_engine *engine = blur_cpu_engine_new (error);
+  gblur_engine *engine = check_engine_new (error);
   GeglBuffer   *buffer = gimp_drawable_get_buffer (drawable);
   gboolean      ok = engine != NULL;
   BlurShape     shape = blur_shape_uniform (sigma, linear);
