@@ -291,9 +291,11 @@ run_dialog (GimpProcedure *procedure, GimpProcedureConfig *config, GimpDrawable 
             gblur_engine **engine, gdouble *sigma, gboolean *linear, gboolean *cancelled,
             GError **error)
 {
+  BlurDialogSetup setup = { .binary = blur_identity.binary, .format = blur_drawable_format (drawable) };
+
   if (!(*engine = blur_engine_new (FALSE, error)))
     return FALSE;
-  if (!blur_dialog (procedure, config, drawable, *engine))
+  if (!blur_dialog (procedure, config, drawable, *engine, &setup))
     {
       *cancelled = TRUE;
       return FALSE;
