@@ -25,12 +25,10 @@ code_at (const unsigned char *row, int bytes, size_t i)
 
 /* Codes to floats, through a table (decoded colours) or times scale
  * (codes stored as is), colours times their alpha (code * scale, never
- * curve-encoded) where premultiplied: one pass.  Inlined with constant
- * bytes and by_table, so each of its four uses is a loop of its own (the
- * scaled ones vectorise). */
+ * curve-encoded) where premultiplied: one pass. */
 static inline __attribute__ ((always_inline)) void
-load_codes (const unsigned char *row, int bytes, int pixels, int channels, int has_alpha,
-            int by_table, const float *table, float scale, float *out)
+convert_codes (const unsigned char *row, int bytes, int pixels, int channels, int has_alpha,
+               int by_table, const float *table, float scale, float *out)
 {
   if (!has_alpha)
     {
@@ -47,6 +45,19 @@ load_codes (const unsigned char *row, int bytes, int pixels, int channels, int h
     }
 }
 
+/* The same, through table where there is one.  Inlined with constant
+ * bytes and by_table, each case is a loop of its own: the scaled ones
+ * vectorise. */
+static inline __attribute__ ((always_inline)) void
+load_codes (const unsigned char *row, int bytes, int pixels, int channels, int has_alpha,
+            const float *table, float scale, float *out)
+{
+  if (table)
+    convert_codes (row, bytes, pixels, channels, has_alpha, 1, table, scale, out);
+  else
+    convert_codes (row, bytes, pixels, channels, has_alpha, 0, NULL, scale, out);
+}
+
 /* Working values are normalised to [0,1] (u8 / 255, u16 / 65535, float as
  * is), in linear light when asked, premultiplied when asked. */
 void
@@ -60,16 +71,11 @@ gblur_cpu_load_row (const unsigned char *row, gblur_sample sample, int pixels, i
   switch (sample)
     {
     case GBLUR_U8:
-      if (linear)
-        load_codes (row, 1, pixels, channels, has_alpha, 1, srgb->decode_u8, 1.0f / 255.0f, out);
-      else
-        load_codes (row, 1, pixels, channels, has_alpha, 0, NULL, 1.0f / 255.0f, out);
+      load_codes (row, 1, pixels, channels, has_alpha, linear ? srgb->decode_u8 : NULL, 1.0f / 255.0f, out);
       return;
     case GBLUR_U16:
-      if (linear)
-        load_codes (row, 2, pixels, channels, has_alpha, 1, srgb->decode_u16, 1.0f / 65535.0f, out);
-      else
-        load_codes (row, 2, pixels, channels, has_alpha, 0, NULL, 1.0f / 65535.0f, out);
+      load_codes (row, 2, pixels, channels, has_alpha, linear ? srgb->decode_u16 : NULL, 1.0f / 65535.0f,
+                  out);
       return;
     case GBLUR_F32:
       memcpy (out, row, (size_t) n * sizeof (float));
