@@ -70,10 +70,12 @@ else
                                 #:sigma $sigma #:linear TRUE)
     (gimp-file-save RUN-NONINTERACTIVE img \"$out\" -1))" >gimp.log 2>&1 || rc=$?
 fi
-# The backend that blurred and why, the time, and warnings; -v: all.
+# The backend that blurred and why, the time, and warnings; -v: all, with
+# which process served the call.
 shown='^cuda-gaussian-blur: (backend |.* ms \(read, blur, write\)|merged .*: [0-9.]+ ms$|the GPU failed|.* left the layer unblurred)'
-[ $verbose = 0 ] || shown='^cuda-gaussian-blur:'
-grep -E "$shown" gimp.log || true
+hidden='\(warm process\)$'
+[ $verbose = 0 ] || shown='^cuda-gaussian-blur:' hidden='^$'
+grep -E "$shown" gimp.log | grep -v -E "$hidden" || true
 # GIMP 2.10 exits 0 after a failed script: its log says so.
 if [ $rc != 0 ] || grep -q "execution error" gimp.log || [ ! -s "$out" ]; then
   echo "The batch run failed:"; cat gimp.log; exit 1
