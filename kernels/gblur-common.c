@@ -1,6 +1,8 @@
 /* Pieces every backend shares: the kernel weights, the sRGB curve, tiling. */
 #include "gblur-internal.h"
 
+#include "region.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -222,34 +224,29 @@ min_int (int a, int b)
   return a < b ? a : b;
 }
 
-static int
-max_int (int a, int b)
-{
-  return a > b ? a : b;
-}
-
 void
 gblur_tile_at (const gblur_geometry *geo, const gblur_tiling *tiling,
                int tx, int ty, gblur_tile *tile)
 {
-  const int rx = geo->radius_x, ry = geo->radius_y;
+  gblur_region reg;
 
   tile->out_x0 = geo->win_x + tx * tiling->tile_w;
   tile->out_y0 = geo->win_y + ty * tiling->tile_h;
   tile->out_w = min_int (tiling->tile_w, geo->win_x + geo->win_w - tile->out_x0);
   tile->out_h = min_int (tiling->tile_h, geo->win_y + geo->win_h - tile->out_y0);
-  tile->reg_x0 = max_int (0, tile->out_x0 - rx);
-  tile->reg_y0 = max_int (0, tile->out_y0 - ry);
-  tile->reg_w = min_int (geo->img_w, tile->out_x0 + tile->out_w + rx) - tile->reg_x0;
-  tile->reg_h = min_int (geo->img_h, tile->out_y0 + tile->out_h + ry) - tile->reg_y0;
+  reg = gblur_read_region (geo, tile->out_x0, tile->out_y0, tile->out_w, tile->out_h);
+  tile->reg_x0 = reg.x0;
+  tile->reg_y0 = reg.y0;
+  tile->reg_w = reg.w;
+  tile->reg_h = reg.h;
 }
 
 static size_t
 tile_bytes (const gblur_geometry *geo, int tile_w, int tile_h,
             size_t reg_elem, size_t mid_elem, size_t out_elem)
 {
-  size_t reg_cols = (size_t) min_int (geo->img_w, tile_w + 2 * geo->radius_x);
-  size_t reg_rows = (size_t) min_int (geo->img_h, tile_h + 2 * geo->radius_y);
+  size_t reg_cols = (size_t) gblur_read_span (tile_w, geo->radius_x, geo->img_w);
+  size_t reg_rows = (size_t) gblur_read_span (tile_h, geo->radius_y, geo->img_h);
 
   return reg_rows * reg_cols * reg_elem + (size_t) tile_h * reg_cols * mid_elem
          + (size_t) tile_h * tile_w * out_elem;

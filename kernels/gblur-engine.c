@@ -65,9 +65,11 @@ open_backends (gblur_engine *engine, gblur_status *status, char *msg, size_t msg
               "no CUDA device: injected fault (cuda-init)");
   else if (settings->backend == GBLUR_BACKEND_AUTO && settings->defer_cuda)
     {
-      engine->cuda_deferred = 1;
-      snprintf (engine->cuda_reason, sizeof engine->cuda_reason,
-                "CUDA not started yet: the CPU is faster for small runs");
+      /* Where CUDA can never start, that reason, and nothing deferred. */
+      engine->cuda_deferred = gblur_cuda_possible (engine->cuda_reason, sizeof engine->cuda_reason);
+      if (engine->cuda_deferred)
+        snprintf (engine->cuda_reason, sizeof engine->cuda_reason,
+                  "CUDA not started yet: the CPU is faster for small runs");
     }
   else
     engine->cuda = gblur_cuda_open (settings, engine->cuda_reason, sizeof engine->cuda_reason);

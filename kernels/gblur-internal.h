@@ -208,6 +208,9 @@ gblur_status gblur_cpu_run (gblur_cpu *cpu, gblur_job *job, char *err, size_t er
 
 /* CUDA backend (kernels/cuda/backend.cu, or gblur-nocuda.c in a CPU-only build). */
 typedef struct gblur_cuda gblur_cuda;
+/* 0, with the reason, where CUDA can never start (no driver library, or a
+ * build without CUDA); known without starting it. */
+int          gblur_cuda_possible (char *reason, size_t reason_size);
 gblur_cuda  *gblur_cuda_open (const gblur_settings *settings, char *reason, size_t reason_size);
 void         gblur_cuda_close (gblur_cuda *cuda);
 const char  *gblur_cuda_device_name (const gblur_cuda *cuda);

@@ -4,6 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+int
+gblur_cuda_possible (char *reason, size_t reason_size)
+{
+  snprintf (reason, reason_size, "built without CUDA support");
+  return 0;
+}
+
 gblur_cuda *
 gblur_cuda_open (const gblur_settings *settings, char *reason, size_t reason_size)
 {

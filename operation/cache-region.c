@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cache-region.h"
+#include "int-math.h"
 
 /* A merge's first chunk: one of GEGL's 128×64 tiles (two, to be safe),
  * which gets the whole layer: one engine run, no halos. */
@@ -51,12 +52,6 @@
  * the layer's right reaches the edge instead. */
 #define ROW_NARROW     512
 #define TAIL_COLS      1024
-
-static gint
-floor_to (gint v, gint block)
-{
-  return (v >= 0 ? v / block : -((-v + block - 1) / block)) * block;
-}
 
 static gint64
 area (const GeglRectangle *r)

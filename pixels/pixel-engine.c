@@ -43,7 +43,8 @@ pixel_engine_new (PixelEngineStart start, GError **error)
   if (!engine)
     g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
                  _("The blur engine could not start: %s"), msg);
-  else if (pixel_env ()->verbose)
+  /* A CPU-only engine is a helper's (a check, a retry): the line names the blur's. */
+  else if (pixel_env ()->verbose && start != PIXEL_ENGINE_CPU_ONLY)
     g_printerr ("cuda-gaussian-blur: backend %s%s%s\n", gblur_engine_describe (engine),
                 *gblur_engine_cuda_unavailable_reason (engine) ? " — " : "",
                 gblur_engine_cuda_unavailable_reason (engine));

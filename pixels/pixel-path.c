@@ -2,6 +2,7 @@
  * (pixel-path.h). */
 #include "config.h"
 
+#include "int-math.h"
 #include "pixel-engine.h"
 #include "pixel-rows.h"
 #include "pixel-stall.h"
@@ -36,19 +37,13 @@ typedef struct {
   gint                 tile_h;
 } RegionMove;
 
-static gint
-floor_to_multiple (gint v, gint m)
-{
-  return (v >= 0 ? v / m : -((-v + m - 1) / m)) * m;
-}
-
 /* Band i of n: the rows of rect between two tile-row boundaries. */
 static GeglRectangle
 band_of (const RegionMove *m, gint i, gint n)
 {
   const GeglRectangle *r = m->rect;
-  gint top = floor_to_multiple (r->y + (gint) ((gint64) r->height * i / n), m->tile_h);
-  gint bottom = floor_to_multiple (r->y + (gint) ((gint64) r->height * (i + 1) / n), m->tile_h);
+  gint top = floor_to (r->y + (gint) ((gint64) r->height * i / n), m->tile_h);
+  gint bottom = floor_to (r->y + (gint) ((gint64) r->height * (i + 1) / n), m->tile_h);
 
   top = i == 0 ? r->y : CLAMP (top, r->y, r->y + r->height);
   bottom = i == n - 1 ? r->y + r->height : CLAMP (bottom, top, r->y + r->height);

@@ -202,6 +202,17 @@ return_status (GimpPDBStatusType status, GError *error, GimpRunMode run_mode, gi
   g_error_free (error);
 }
 
+/* The dialog, told what it shows of this procedure. */
+static gboolean
+open_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
+{
+  BlurDialogSetup setup = { .binary = blur_identity.binary, .format = blur_drawable_format (drawable),
+                            .help_id = blur_identity.procedure, .sigma_help = _(SIGMA_BLURB),
+                            .linear_help = _(LINEAR_BLURB) };
+
+  return blur_dialog (drawable, engine, &setup, values);
+}
+
 /* One call of the procedure: in a one-shot process with an engine of its
  * own, or in the warm one with its engine. */
 static void
@@ -239,7 +250,7 @@ run_blur (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn
     goto done;
   if (run_mode == GIMP_RUN_INTERACTIVE)
     {
-      if (!blur_dialog (drawable, engine, &blur))
+      if (!open_dialog (drawable, engine, &blur))
         {
           status = GIMP_PDB_CANCEL;
           goto done;

@@ -184,7 +184,7 @@ blur_in_gimp (GimpDrawable *drawable, gdouble sigma, gboolean linear, GError **e
   GimpDrawableFilter *filter;
   MergeCheck         *check;
   MergeOutcome        outcome;
-  gint64              start = g_get_monotonic_time (), checking;
+  gint64              start = g_get_monotonic_time (), checking, merging;
 
   if (!blur_identity.operation || !(filter = operation_filter (drawable, sigma, linear)))
     return FALSE;
@@ -194,15 +194,18 @@ blur_in_gimp (GimpDrawable *drawable, gdouble sigma, gboolean linear, GError **e
       return FALSE;
     }
   checking = g_get_monotonic_time () - start;
+  start = g_get_monotonic_time ();
   gimp_drawable_filter_update (filter);
   gimp_drawable_merge_filter (drawable, filter);
+  merging = g_get_monotonic_time () - start;
   start = g_get_monotonic_time ();
   outcome = merge_check_read (check, drawable);
   checking += g_get_monotonic_time () - start;
   merge_check_free (check);
   if (pixel_env ()->verbose)
-    g_printerr ("cuda-gaussian-blur: merged %s into the drawable, sigma %g (its check: %.1f ms)\n",
-                blur_identity.operation, sigma, checking / 1000.0);
+    g_printerr ("cuda-gaussian-blur: merged %s into the drawable, sigma %g: %.1f ms\n"
+                "cuda-gaussian-blur: the merge's check: %.1f ms\n",
+                blur_identity.operation, sigma, merging / 1000.0, checking / 1000.0);
   if (outcome == MERGE_UNTOUCHED)
     g_printerr ("cuda-gaussian-blur: %s left the layer unblurred (GIMP's error console says why); "
                 "blurring on the plug-in's own pixel path\n", blur_identity.operation);
@@ -288,9 +291,11 @@ run_dialog (GimpProcedure *procedure, GimpProcedureConfig *config, GimpDrawable 
             gblur_engine **engine, gdouble *sigma, gboolean *linear, gboolean *cancelled,
             GError **error)
 {
+  BlurDialogSetup setup = { .binary = blur_identity.binary, .format = blur_drawable_format (drawable) };
+
   if (!(*engine = pixel_engine_new (PIXEL_ENGINE_START_CUDA, error)))
     return FALSE;
-  if (!blur_dialog (procedure, config, drawable, *engine))
+  if (!blur_dialog (procedure, config, drawable, *engine, &setup))
     {
       *cancelled = TRUE;
       return FALSE;

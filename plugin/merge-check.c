@@ -1,6 +1,7 @@
 /* Whether a merged filter blurred (merge-check.h). */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <stdlib.h>
 
 #include "pixel-engine.h"

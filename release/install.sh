@@ -10,16 +10,22 @@
 #   ./install.sh [--system] --uninstall    removes what these put there
 # Prints each folder.  Needs an NVIDIA driver for the GPU; without one the
 # CPU blurs.
+# GIMP 2.10 and GIMP 3 read the same GEGL folders, which hold one
+# cuda:gaussian-blur: GIMP 3's procedure merges it, GIMP 2.10's does not
+# use it.  So the GIMP 3 tarball replaces a GIMP 2.10 one there, and the GIMP
+# 2.10 tarball keeps one that may be GIMP 3's (or removes only its own),
+# saying so; --force replaces (or removes) it all the same.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 series=$(sed -n 's/^gimp-series: //p' "$here/BUILD-INFO")
-action=install system=no
+action=install system=no force=no
 for a in "$@"; do
   case $a in
     --system) system=yes ;;
     --uninstall) action=uninstall ;;
+    --force) force=yes ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "install.sh: unknown option '$a' (--system, --uninstall, --help)" >&2; exit 2 ;;
+    *) echo "install.sh: unknown option '$a' (--system, --uninstall, --force, --help)" >&2; exit 2 ;;
   esac
 done
 case $series in
@@ -40,8 +46,42 @@ copy () { # COMMAND...: runs it, prints what it did but its "Restart GIMP" line
 plugin_into () { # PROFILE (a folder holding plug-ins/)
   copy env "$dirvar=$1" sh "$here/scripts/install-user.sh" $action "$here/cuda-gaussian-blur" "$here/locale" ${versions%% *}
 }
+# The series whose operation FOLDER holds: 3, 2.10, unknown (a source
+# build's, or an earlier release's), or none.
+series_in () {
+  [ -f "$1/cuda-gaussian-blur.so" ] || { echo none; return; }
+  [ -f "$1/cuda-gaussian-blur.BUILD-INFO" ] || { echo unknown; return; }
+  there=$(sed -n 's/^gimp-series: //p' "$1/cuda-gaussian-blur.BUILD-INFO")
+  echo "${there:-unknown}"
+}
+# Whether this tarball writes (or removes) the operation in FOLDER: where
+# none is or its own series' is; GIMP 3's install over any other; an
+# uninstall, one of unknown build too; else only with --force.  Says what
+# it replaces, removes or keeps.
+may_touch () { # FOLDER
+  there=$(series_in "$1")
+  if [ $there = none ] || [ $there = $series ] || { [ $action = uninstall ] && [ $there = unknown ]; }; then
+    return 0
+  fi
+  case $there in
+    unknown) what="the cuda:gaussian-blur in $1 (a source build's or an earlier release's, maybe GIMP 3's)" ;;
+    *) what="GIMP $there's cuda:gaussian-blur $(sed -n 's/^version: //p' "$1/cuda-gaussian-blur.BUILD-INFO") in $1" ;;
+  esac
+  if [ $action = uninstall ]; then
+    [ $force = yes ] && { echo "Removing $what"; return 0; }
+    echo "Kept $what: this tarball did not install it (--force removes it)"
+  else
+    [ $force = yes ] || [ $series = 3 ] && { echo "Replacing $what"; return 0; }
+    echo "Kept $what: GIMP 2.10 and 3 share this folder, and only GIMP 3's plug-in uses the operation (--force replaces it)"
+  fi
+  return 1
+}
 module_into () { # FOLDER (empty: GEGL's user folders, the Flatpak GIMP's too)
-  copy env GEGL_MODULE_FOLDER="$1" sh "$here/scripts/install-gegl-user.sh" $action "$here/cuda-gaussian-blur.so" "$here/locale"
+  folders=${1:-$(sh "$here/scripts/install-gegl-user.sh" folders)}
+  printf '%s\n' "$folders" | while IFS= read -r f; do
+    ! may_touch "$f" || copy env GEGL_MODULE_FOLDER="$f" sh "$here/scripts/install-gegl-user.sh" $action \
+      "$here/cuda-gaussian-blur.so" "$here/locale" "$here/BUILD-INFO"
+  done
 }
 
 if [ $system = yes ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The product code's shape: no file over MAX_FILE lines, no function over
-MAX_FUNCTION lines, no cycle of #includes or of calls between files.
+MAX_FUNCTION lines, no cycle of #includes or of calls between files, and
+none of #includes between folders (a layer's folders include one way).
 
     tests/check-shape.py [FOLDER...]   (default: the product folders)
 
@@ -102,6 +103,15 @@ def include_graph(files):
     return graph
 
 
+def folder_graph(graph):
+    """The include graph between the files' folders."""
+    folders = {}
+    for f, targets in graph.items():
+        folders.setdefault(os.path.dirname(f), set()).update(
+            os.path.dirname(t) for t in targets if os.path.dirname(t) != os.path.dirname(f))
+    return folders
+
+
 def call_graph(files, tags):
     defined = {}
     for path, name, _, _, static in tags:
@@ -127,7 +137,9 @@ def main():
     for path, name, first, last, _ in tags:
         n = last - first + 1
         check(n <= MAX_FUNCTION, "%s:%d: %s has %d lines (at most %d)" % (path, first, name, n, MAX_FUNCTION))
-    for kind, graph in (("#include", include_graph(files)), ("call", call_graph(files, tags))):
+    includes = include_graph(files)
+    for kind, graph in (("#include", includes), ("call", call_graph(files, tags)),
+                        ("folder #include", folder_graph(includes))):
         found = cycles(graph)
         for part in found:
             check(False, "a %s cycle between %s" % (kind, ", ".join(part)))

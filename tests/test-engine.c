@@ -313,6 +313,46 @@ record_progress (int rows_done, int rows_total, void *data)
   return 0;
 }
 
+/* Why CUDA can never start here, as an engine that starts it at once says
+ * it ("no NVIDIA driver ...", "built without CUDA support"); NULL where it
+ * may (a driver library is there). */
+static const char *
+cuda_never_reason (char *buf, size_t size)
+{
+  gblur_config  config = { .backend = GBLUR_BACKEND_AUTO, .threads = 1 };
+  gblur_engine *engine = gblur_engine_new (&config, NULL, NULL, 0);
+  const char   *why = engine ? gblur_engine_cuda_unavailable_reason (engine) : "";
+  int           never = strncmp (why, "no NVIDIA driver", 16) == 0
+                        || strcmp (why, "built without CUDA support") == 0;
+
+  snprintf (buf, size, "%s", why);
+  gblur_engine_free (engine);
+  return never ? buf : NULL;
+}
+
+/* A deferring engine where CUDA can never start gives that reason, not
+ * "not started yet", and stays on the CPU when asked to start CUDA; where
+ * it may start, it says it has not yet. */
+static void
+test_deferred_reason (void)
+{
+  gblur_config  config = { .backend = GBLUR_BACKEND_AUTO, .threads = 1, .defer_cuda = 1 };
+  gblur_engine *engine = gblur_engine_new (&config, NULL, NULL, 0);
+  char          buf[256];
+  const char   *never = cuda_never_reason (buf, sizeof buf);
+  const char   *why = engine ? gblur_engine_cuda_unavailable_reason (engine) : "";
+
+  check (engine && (never ? strcmp (why, never) == 0 : strstr (why, "CUDA not started yet") == why),
+         "deferring engine: the reason CUDA waits or never starts: '%s' (at once: '%s')", why,
+         never ? never : "CUDA may start");
+  if (engine && never)
+    check (gblur_engine_start_cuda (engine) == GBLUR_BACKEND_CPU
+             && strcmp (gblur_engine_cuda_unavailable_reason (engine), never) == 0,
+           "deferring engine, CUDA never starting: started at once, still '%s'",
+           gblur_engine_cuda_unavailable_reason (engine));
+  gblur_engine_free (engine);
+}
+
 /* gblur_config.defer_cuda: a small run stays on the CPU without starting
  * CUDA; a long one (one thread, 16-bit RGBA, sigma 120, on the direct loops)
  * hands the rows left to CUDA after its second progress step, or to the CPU
@@ -350,7 +390,7 @@ test_deferred_cuda (void)
     return;
   st = gblur_engine_run (engine, &small, &small_out, &params, &result);
   check (st == GBLUR_OK && gblur_engine_backend (engine) == GBLUR_BACKEND_CPU
-           && strstr (gblur_engine_cuda_unavailable_reason (engine), "not started") != NULL,
+           && *gblur_engine_cuda_unavailable_reason (engine),
          "deferring engine: a small run on the CPU, CUDA not started (%s; %s)",
          gblur_status_name (st), gblur_engine_cuda_unavailable_reason (engine));
 
@@ -1896,6 +1936,7 @@ main (int argc, char **argv)
     test_cuda_paths ();
 #endif
   test_tiling ();
+  test_deferred_reason ();
   test_deferred_cuda ();
   if (backend == GBLUR_BACKEND_CPU)
     {

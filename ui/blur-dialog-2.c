@@ -7,9 +7,6 @@
 
 #include "blur-dialog.h"
 #include "pixel-engine.h"
-#include "blur-procedure.h"
-#include "identity.h"
-#include "drawable-blur.h"
 #include "blur-preview.h"
 
 #define SCALE_WIDTH 240
@@ -27,7 +24,7 @@ preview_invalidated (GimpPreview *preview, DialogState *state)
 }
 
 gboolean
-blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
+blur_dialog (gint32 drawable, gblur_engine *engine, const BlurDialogSetup *setup, BlurValues *values)
 {
   GtkWidget  *dialog, *main_vbox, *preview, *table, *toggle, *label;
   GtkObject  *adj;
@@ -36,9 +33,9 @@ blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
   DialogState state;
   gboolean    run;
 
-  gimp_ui_init (blur_identity.binary, TRUE);
-  dialog = gimp_dialog_new (_("CUDA Gaussian Blur"), blur_identity.binary, NULL, 0,
-                            gimp_standard_help_func, blur_identity.procedure,
+  gimp_ui_init (setup->binary, TRUE);
+  dialog = gimp_dialog_new (_("CUDA Gaussian Blur"), setup->binary, NULL, 0,
+                            gimp_standard_help_func, setup->help_id,
                             _("_Cancel"), GTK_RESPONSE_CANCEL,
                             _("_OK"), GTK_RESPONSE_OK,
                             NULL);
@@ -59,7 +56,7 @@ blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
   gtk_box_pack_start (GTK_BOX (main_vbox), table, FALSE, FALSE, 0);
   adj = gimp_scale_entry_new (GTK_TABLE (table), 0, 0, _("S_igma:"), SCALE_WIDTH, SPIN_DIGITS,
                               values->sigma, GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX, 0.1, 1.0, 2,
-                              TRUE, 0, 0, _(SIGMA_BLURB), NULL);
+                              TRUE, 0, 0, setup->sigma_help, NULL);
   /* Fine steps at small sigma, still reaching 1500. */
   gimp_scale_entry_set_logarithmic (adj, TRUE);
   g_signal_connect (adj, "value-changed", G_CALLBACK (gimp_double_adjustment_update),
@@ -68,7 +65,7 @@ blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
 
   toggle = gtk_check_button_new_with_mnemonic (_("Li_near light"));
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (toggle), values->linear);
-  gimp_help_set_help_data (toggle, _(LINEAR_BLURB), NULL);
+  gimp_help_set_help_data (toggle, setup->linear_help, NULL);
   gtk_box_pack_start (GTK_BOX (main_vbox), toggle, FALSE, FALSE, 0);
   g_signal_connect (toggle, "toggled", G_CALLBACK (gimp_toggle_button_update), &values->linear);
   g_signal_connect_swapped (toggle, "toggled", G_CALLBACK (gimp_preview_invalidate), preview);
@@ -81,7 +78,7 @@ blur_dialog (gint32 drawable, gblur_engine *engine, BlurValues *values)
   gtk_box_pack_start (GTK_BOX (main_vbox), label, FALSE, FALSE, 0);
 
   buffer = gimp_drawable_get_buffer (drawable);
-  blur_preview_init (&state.preview, engine, buffer, blur_drawable_format (drawable));
+  blur_preview_init (&state.preview, engine, buffer, setup->format);
   g_object_unref (buffer);
   state.values = values;
   g_signal_connect (preview, "invalidated", G_CALLBACK (preview_invalidated), &state);

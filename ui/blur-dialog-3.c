@@ -7,9 +7,6 @@
 
 #include "blur-dialog.h"
 #include "pixel-engine.h"
-#include "blur-procedure.h"
-#include "identity.h"
-#include "drawable-blur.h"
 #include "blur-preview.h"
 
 typedef struct {
@@ -29,7 +26,7 @@ preview_invalidated (GimpPreview *preview, DialogState *state)
 
 gboolean
 blur_dialog (GimpProcedure *procedure, GimpProcedureConfig *config, GimpDrawable *drawable,
-             gblur_engine *engine)
+             gblur_engine *engine, const BlurDialogSetup *setup)
 {
   GtkWidget   *dialog, *preview, *scale;
   GeglBuffer  *buffer;
@@ -37,7 +34,7 @@ blur_dialog (GimpProcedure *procedure, GimpProcedureConfig *config, GimpDrawable
   DialogState  state;
   gboolean     run;
 
-  gimp_ui_init (blur_identity.binary);
+  gimp_ui_init (setup->binary);
   dialog = gimp_procedure_dialog_new (procedure, config, _("CUDA Gaussian Blur"));
 
   preview = gimp_procedure_dialog_get_drawable_preview (GIMP_PROCEDURE_DIALOG (dialog),
@@ -55,7 +52,7 @@ blur_dialog (GimpProcedure *procedure, GimpProcedureConfig *config, GimpDrawable
                               "preview", "sigma", "linear", "backend", NULL);
 
   buffer = gimp_drawable_get_buffer (drawable);
-  blur_preview_init (&state.preview, engine, buffer, blur_drawable_format (drawable));
+  blur_preview_init (&state.preview, engine, buffer, setup->format);
   g_object_unref (buffer);
   state.config = config;
   g_signal_connect (preview, "invalidated", G_CALLBACK (preview_invalidated), &state);

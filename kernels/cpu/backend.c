@@ -8,6 +8,7 @@
 #include "fft.h"
 #include "pool.h"
 #include "progress.h"
+#include "region.h"
 #include "tuning.h"
 
 #include <pthread.h>
@@ -128,11 +129,11 @@ static void
 scratch_sizes (const gblur_job *job, int tile_w, int block, int *ring_rows, size_t *ring_stride,
                size_t *line_len, size_t *out_len)
 {
-  const int    rx = job->radius_x, ry = job->radius_y, img_w = job->geo.img_w, img_h = job->geo.img_h;
+  const int    rx = job->radius_x;
   const size_t c = (size_t) job->src->channels;
-  const int    reg_cols = tile_w + 2 * rx < img_w ? tile_w + 2 * rx : img_w;
+  const int    reg_cols = gblur_read_span (tile_w, rx, job->geo.img_w);
 
-  *ring_rows = 2 * ry + block < img_h ? 2 * ry + block : img_h;
+  *ring_rows = gblur_read_span (block, job->radius_y, job->geo.img_h);
   /* An odd number of 64-byte units: rows (a column of the ring, the lines)
    * fall in different cache sets, as a multiple of 4 KiB would not. */
   *ring_stride = round_up ((size_t) reg_cols * c, VMAX) | VMAX;

@@ -1,24 +1,20 @@
-/* What the CPU backend (backend.c) shares with its row conversions
- * (convert.c), its FFT path (fft-*.c) and its hot loops (loops.h, built once per instruction set in
- * loops-baseline.c, loops-avx2.c and loops-avx512.c).  Not installed.
+/* What the CPU backend (backend.c) shares with its hot loops (loops.h,
+ * built once per instruction set in loops-baseline.c, loops-avx2.c and
+ * loops-avx512.c).  Not installed.
  *
  * The loops of one instruction set are compiled with that set's flags
  * (-mavx2, -mavx512f...), so none of their code may run before backend.c has
  * checked that the CPU has the set: backend.c reaches them only through the
- * entry points below, picked by pick_isa.  The static inline helpers here and
- * in gblur-internal.h get a static copy in each file that uses them; never
+ * entry points below, picked by pick_isa.  The static inline helpers of the
+ * headers included here get a static copy in each file that uses them; never
  * make them extern inline (the linker could keep an AVX copy for all). */
 #ifndef GBLUR_CPU_BACKEND_H
 #define GBLUR_CPU_BACKEND_H
 
-/* The backend is written for -O3's unrolling and inlining, whatever the
- * build's own level (docs/performance.md); unoptimised builds stay as asked,
- * for debugging. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
-#pragma GCC optimize ("O3")
-#endif
+#include "optimize.h"
 
 #include "gblur-internal.h"
+#include "int-math.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -81,27 +77,5 @@ extern const cpu_loops gblur_cpu_loops_baseline;  /* loops-baseline.c: any CPU *
 extern const cpu_loops gblur_cpu_loops_avx2;      /* loops-avx2.c: AVX2 and FMA */
 extern const cpu_loops gblur_cpu_loops_avx512;    /* loops-avx512.c: AVX-512 F, BW, VL */
 #endif
-
-/* ---- Conversions between stored samples and working floats (convert.c) ----
- *
- * Built once, with the baseline flags, whatever the loops calling them: their
- * arithmetic (no FMA contraction) is the same on every path. */
-void gblur_cpu_load_row (const unsigned char *row, gblur_sample sample, int pixels, int channels,
-                         unsigned flags, const gblur_srgb_tables *srgb, float *out);
-void gblur_cpu_store_row (float *values, int pixels, int channels, unsigned flags,
-                          gblur_sample sample, const gblur_srgb_tables *srgb,
-                          unsigned char *row);
-
-static inline int
-clamp_int (int v, int lo, int hi)
-{
-  return v < lo ? lo : v > hi ? hi : v;
-}
-
-static inline size_t
-round_up (size_t v, size_t m)
-{
-  return (v + m - 1) / m * m;
-}
 
 #endif

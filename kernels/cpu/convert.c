@@ -1,7 +1,7 @@
 /* The CPU backend's row conversions: stored samples (u8, u16, float) to the
  * loops' working floats and back.  One copy, built with the baseline flags
- * and called by every instruction set's loops (see backend.h). */
-#include "backend.h"
+ * and called by every instruction set's loops and by the FFT path. */
+#include "convert.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -10,94 +10,52 @@
 #include <emmintrin.h>
 #endif
 
-/* u8 codes to floats through a table (one per code), colours times their
- * alpha (code / 255, never curve-encoded) where premultiplied: one pass. */
-static void
-load_u8 (const unsigned char *row, int pixels, int channels, int has_alpha, const float *table,
-         float *out)
+/* Code i of a row of u8 or u16 codes (native order, maybe unaligned); an
+ * int, which SSE2 converts to float in one instruction. */
+static inline int
+code_at (const unsigned char *row, int bytes, size_t i)
+{
+  uint16_t v;
+
+  if (bytes == 1)
+    return row[i];
+  memcpy (&v, row + 2 * i, 2);
+  return v;
+}
+
+/* Codes to floats, through a table (decoded colours) or times scale
+ * (codes stored as is), colours times their alpha (code * scale, never
+ * curve-encoded) where premultiplied: one pass. */
+static inline __attribute__ ((always_inline)) void
+convert_codes (const unsigned char *row, int bytes, int pixels, int channels, int has_alpha,
+               int by_table, const float *table, float scale, float *out)
 {
   if (!has_alpha)
     {
-      for (int i = 0; i < pixels * channels; i++)
-        out[i] = table[row[i]];
+      for (size_t i = 0; i < (size_t) pixels * channels; i++)
+        out[i] = by_table ? table[code_at (row, bytes, i)] : code_at (row, bytes, i) * scale;
       return;
     }
-  for (int p = 0; p < pixels; p++, row += channels, out += channels)
+  for (int p = 0; p < pixels; p++, row += (size_t) bytes * channels, out += channels)
     {
-      const float a = row[channels - 1] * (1.0f / 255.0f);
+      const float a = code_at (row, bytes, channels - 1) * scale;
       for (int c = 0; c < channels - 1; c++)
-        out[c] = table[row[c]] * a;
+        out[c] = (by_table ? table[code_at (row, bytes, c)] : code_at (row, bytes, c) * scale) * a;
       out[channels - 1] = a;
     }
 }
 
-/* The same for codes stored as is: code * (1 / 255), which is what the
- * table holds, computed (the loops vectorise). */
-static void
-load_u8_scaled (const unsigned char *row, int pixels, int channels, int has_alpha, float *out)
+/* The same, through table where there is one.  Inlined with constant
+ * bytes and by_table, each case is a loop of its own: the scaled ones
+ * vectorise. */
+static inline __attribute__ ((always_inline)) void
+load_codes (const unsigned char *row, int bytes, int pixels, int channels, int has_alpha,
+            const float *table, float scale, float *out)
 {
-  const float scale = 1.0f / 255.0f;
-
-  if (!has_alpha)
-    {
-      for (int i = 0; i < pixels * channels; i++)
-        out[i] = row[i] * scale;
-      return;
-    }
-  for (int p = 0; p < pixels; p++, row += channels, out += channels)
-    {
-      const float a = row[channels - 1] * scale;
-      for (int c = 0; c < channels - 1; c++)
-        out[c] = row[c] * scale * a;
-      out[channels - 1] = a;
-    }
-}
-
-/* u16 codes (native order, maybe unaligned) to floats through a table,
- * premultiplied in the same pass: as load_u8, one pass instead of two. */
-static void
-load_u16 (const unsigned char *row, int pixels, int channels, int has_alpha, const float *table,
-          float *out)
-{
-  uint16_t v[8];
-
-  for (int p = 0; p < pixels; p++, row += 2 * channels, out += channels)
-    {
-      memcpy (v, row, 2 * (size_t) channels);
-      if (!has_alpha)
-        {
-          for (int c = 0; c < channels; c++)
-            out[c] = table[v[c]];
-          continue;
-        }
-      const float a = v[channels - 1] * (1.0f / 65535.0f);
-      for (int c = 0; c < channels - 1; c++)
-        out[c] = table[v[c]] * a;
-      out[channels - 1] = a;
-    }
-}
-
-/* The same for codes stored as is: code * (1 / 65535). */
-static void
-load_u16_scaled (const unsigned char *row, int pixels, int channels, int has_alpha, float *out)
-{
-  const float scale = 1.0f / 65535.0f;
-  uint16_t    v[8];
-
-  for (int p = 0; p < pixels; p++, row += 2 * channels, out += channels)
-    {
-      memcpy (v, row, 2 * (size_t) channels);
-      if (!has_alpha)
-        {
-          for (int c = 0; c < channels; c++)
-            out[c] = v[c] * scale;
-          continue;
-        }
-      const float a = v[channels - 1] * scale;
-      for (int c = 0; c < channels - 1; c++)
-        out[c] = v[c] * scale * a;
-      out[channels - 1] = a;
-    }
+  if (table)
+    convert_codes (row, bytes, pixels, channels, has_alpha, 1, table, scale, out);
+  else
+    convert_codes (row, bytes, pixels, channels, has_alpha, 0, NULL, scale, out);
 }
 
 /* Working values are normalised to [0,1] (u8 / 255, u16 / 65535, float as
@@ -113,16 +71,11 @@ gblur_cpu_load_row (const unsigned char *row, gblur_sample sample, int pixels, i
   switch (sample)
     {
     case GBLUR_U8:
-      if (linear)
-        load_u8 (row, pixels, channels, has_alpha, srgb->decode_u8, out);
-      else
-        load_u8_scaled (row, pixels, channels, has_alpha, out);
+      load_codes (row, 1, pixels, channels, has_alpha, linear ? srgb->decode_u8 : NULL, 1.0f / 255.0f, out);
       return;
     case GBLUR_U16:
-      if (linear)
-        load_u16 (row, pixels, channels, has_alpha, srgb->decode_u16, out);
-      else
-        load_u16_scaled (row, pixels, channels, has_alpha, out);
+      load_codes (row, 2, pixels, channels, has_alpha, linear ? srgb->decode_u16 : NULL, 1.0f / 65535.0f,
+                  out);
       return;
     case GBLUR_F32:
       memcpy (out, row, (size_t) n * sizeof (float));

@@ -9,19 +9,12 @@
 
 #include <math.h>
 
-region
+gblur_region
 gblur_fft_job_region (const gblur_job *job)
 {
   const gblur_geometry *g = &job->geo;
-  region r;
-  int    x1 = clamp_int (g->win_x + g->win_w + job->radius_x, 0, g->img_w);
-  int    y1 = clamp_int (g->win_y + g->win_h + job->radius_y, 0, g->img_h);
 
-  r.x0 = clamp_int (g->win_x - job->radius_x, 0, g->img_w);
-  r.y0 = clamp_int (g->win_y - job->radius_y, 0, g->img_h);
-  r.w = x1 - r.x0;
-  r.h = y1 - r.y0;
-  return r;
+  return gblur_read_region (g, g->win_x, g->win_y, g->win_w, g->win_h);
 }
 
 int
@@ -72,7 +65,7 @@ int
 gblur_fft_expected_faster (const gblur_job *job, double tap_cost, int threads)
 {
   const gblur_geometry *g = &job->geo;
-  const region          reg = gblur_fft_job_region (job);
+  const gblur_region    reg = gblur_fft_job_region (job);
   const int             rx = job->radius_x, ry = job->radius_y;
   const int             ny = gblur_fft_axis_length (reg.h, g->win_y - reg.y0, g->win_h, ry);
   const int             nx = gblur_fft_axis_length (reg.w, g->win_x - reg.x0, g->win_w, rx);

@@ -27,8 +27,12 @@
 #ifndef GBLUR_CPU_FFT_INTERNAL_H
 #define GBLUR_CPU_FFT_INTERNAL_H
 
-#include "backend.h"
+#include "optimize.h"
+
+#include "convert.h"
 #include "fft.h"
+#include "int-math.h"
+#include "region.h"
 
 #include <fftw3.h>
 #include <pthread.h>
@@ -59,11 +63,7 @@ int gblur_fft_axis_length (int reg, int offset, int outputs, int radius);
 
 /* Where the window's region (window grown by the radii, clamped to the
  * image) lies. */
-typedef struct {
-  int x0, w, y0, h;
-} region;
-
-region gblur_fft_job_region (const gblur_job *job);
+gblur_region gblur_fft_job_region (const gblur_job *job);
 /* Premultiplied colours are divided by their blurred alpha (at least two
  * channels: one alone is alpha, divided by nothing). */
 int    gblur_fft_divides_by_alpha (const gblur_job *job);
@@ -97,7 +97,7 @@ typedef struct {
 typedef struct {
   const gblur_job         *job;
   const gblur_srgb_tables *srgb;
-  region                   reg;
+  gblur_region             reg;
   int                      c;
   int                      workers;
   int                      precise;      /* double transforms: gblur_fft_needs_precision */

@@ -13,6 +13,7 @@
 #endif
 
 #include "backend.h"
+#include "convert.h"
 #include "tuning.h"
 
 #include <stdint.h>

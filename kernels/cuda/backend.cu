@@ -31,6 +31,7 @@
  * GBLUR_CUDA_SKIP_FUSED skips the fused general kernel. */
 #include "driver.cuh"
 #include "launchers.cuh"
+#include "region.h"
 #include "tuning.h"
 
 #include <stdio.h>
@@ -94,6 +95,11 @@ fault_hit (int nth, int *count)
 
 /* ---- open, close ---- */
 
+extern "C" int
+gblur_cuda_possible (char *reason, size_t reason_size)
+{
+  return cuda_driver_found (reason, reason_size);
+}
 
 extern "C" gblur_cuda *
 gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
@@ -439,8 +445,8 @@ reserve_sets (host_run *run, char *err, size_t err_size)
   const gblur_job    *job = run->job;
   const gblur_faults *faults = job->faults;
   const int           rx = job->radius_x, ry = job->radius_y, C = job->src->channels;
-  const int           reg_cols = run->tiling.tile_w + 2 * rx < job->geo.img_w ? run->tiling.tile_w + 2 * rx : job->geo.img_w;
-  const int           reg_rows = run->tiling.tile_h + 2 * ry < job->geo.img_h ? run->tiling.tile_h + 2 * ry : job->geo.img_h;
+  const int           reg_cols = gblur_read_span (run->tiling.tile_w, rx, job->geo.img_w);
+  const int           reg_rows = gblur_read_span (run->tiling.tile_h, ry, job->geo.img_h);
 
   for (int s = 0; s < SETS && s < run->ntiles; s++)
     {
@@ -607,7 +613,6 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
   const gblur_image *src = job->src;
   gblur_image       *dst = job->dst;
   const int          W = job->geo.win_w, H = job->geo.win_h, C = src->channels;
-  const int          img_w = job->geo.img_w;
   const size_t       bytes = gblur_sample_size (src->sample);
   gblur_tiling       tiling;
   cudaStream_t       st = cuda->stream[0];
@@ -621,7 +626,7 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
       return GBLUR_E_NOMEM;
     }
   {
-    int reg_cols = tiling.tile_w + 2 * job->radius_x < img_w ? tiling.tile_w + 2 * job->radius_x : img_w;
+    int reg_cols = gblur_read_span (tiling.tile_w, job->radius_x, job->geo.img_w);
     CHECK (cudaSetDevice (cuda->device));
     /* Our streams do not wait for the default stream: a cudaMemcpy from
      * pageable memory returns before its copy lands, so the kernels wait

@@ -5,8 +5,12 @@
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The driver branch the linked runtime needs (minor-version compatibility). */
 static int
@@ -37,22 +41,72 @@ driver_release (char *buf, size_t size)
   snprintf (buf, size, "%s", word);
 }
 
+/* Whether libcuda.so.1 loads with `mode`; why not in err. */
+static bool
+driver_library_loads (int mode, char *err, size_t err_size)
+{
+  char  runtime[80];
+  void *libcuda = dlopen ("libcuda.so.1", mode | RTLD_LOCAL);
+
+  if (libcuda)
+    {
+      dlclose (libcuda);
+      return true;
+    }
+  cuda_runtime_label (runtime, sizeof runtime);
+  snprintf (err, err_size, "no NVIDIA driver (libcuda.so.1 not found); this build's %s", runtime);
+  return false;
+}
+
+/* Whether the loader's cache lists libcuda.so.1: a quick yes, without
+ * loading the library (tens of megabytes) into a process that may never
+ * start CUDA. */
+static bool
+driver_in_loader_cache (void)
+{
+  static const char name[] = "libcuda.so.1";   /* with its terminating NUL */
+  int               fd = open ("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+  struct stat       st;
+  void             *map = MAP_FAILED;
+  bool              found = false;
+
+  if (fd >= 0 && fstat (fd, &st) == 0 && st.st_size > 0)
+    map = mmap (NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map != MAP_FAILED)
+    {
+      found = memmem (map, (size_t) st.st_size, name, sizeof name) != NULL;
+      munmap (map, (size_t) st.st_size);
+    }
+  if (fd >= 0)
+    close (fd);
+  return found;
+}
+
+bool
+cuda_driver_found (char *err, size_t err_size)
+{
+  void *loaded = dlopen ("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+
+  if (loaded)
+    {
+      dlclose (loaded);
+      return true;
+    }
+  /* Where the cache does not list it, the loader's own search is the answer. */
+  return driver_in_loader_cache () || driver_library_loads (RTLD_LAZY, err, err_size);
+}
+
 bool
 cuda_driver_usable (char *err, size_t err_size)
 {
-  char  runtime[80], release[32];
-  int   version = 0;
-  void *libcuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  char runtime[80], release[32];
+  int  version = 0;
 
-  cuda_runtime_label (runtime, sizeof runtime);
-  if (!libcuda)
-    {
-      snprintf (err, err_size, "no NVIDIA driver (libcuda.so.1 not found); this build's %s", runtime);
-      return false;
-    }
-  dlclose (libcuda);
+  if (!driver_library_loads (RTLD_NOW, err, err_size))
+    return false;
   if (cudaDriverGetVersion (&version) != cudaSuccess || version / 1000 < CUDART_VERSION / 1000)
     {
+      cuda_runtime_label (runtime, sizeof runtime);
       driver_release (release, sizeof release);
       snprintf (err, err_size, "NVIDIA driver %s%s(CUDA %d.%d) is too old for this build's %s",
                 release, *release ? " " : "", version / 1000, version % 1000 / 10, runtime);

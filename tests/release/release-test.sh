@@ -6,7 +6,8 @@
 # with its install.sh: GIMP 2.10 here, 3.0 (Debian 13 chroot), 3.2 (forky),
 # Flatpak layouts and, in Debian 13, --system; the batch suite on each
 # installed copy; --uninstall leaves nothing; a GIMP of the other series is
-# refused.
+# refused; both tarballs in one home keep GIMP 3's operation (the logic on
+# stand-ins: install-series-test.sh).
 #   tests/release/release-test.sh [DIR]    (DIR: make-release.sh's _release)
 # Ends with "N passed, N failed".
 set -u
@@ -139,6 +140,31 @@ for tarball in "$dir"/cuda-gaussian-blur-*-linux-x86_64-gimp*.tar.xz; do
         "the GIMP 3 tarball on Debian 12 (GIMP 2.10 only): refused" "$(echo "$out" | head -n 1)" ;;
   esac
 done
+# Both series in one home, GIMP 3's first: the GIMP 2.10 tarball keeps GIMP
+# 3's operation in GEGL's shared folder, and its --uninstall leaves it.
+both_series () { # GIMP3_TARBALL GIMP2.10_TARBALL
+  home=$work/both-home gegl=$work/both-home/.local/share/gegl-0.4/plug-ins
+  rm -rf "$home" "$work/both" && mkdir -p "$home/.config/GIMP/3.0" "$home/.config/GIMP/2.10" "$work/both"
+  tar -xJf "$1" -C "$work/both" && tar -xJf "$2" -C "$work/both" || { result 0 "both tarballs unpack"; return; }
+  three=$work/both/$(basename "$1" .tar.xz) two=$work/both/$(basename "$2" .tar.xz)
+  out=$(HOME=$home "$three/install.sh" 2>&1 && HOME=$home "$two/install.sh" 2>&1)
+  result $([ $? = 0 ] && cmp -s "$three/cuda-gaussian-blur.so" "$gegl/cuda-gaussian-blur.so" \
+    && echo "$out" | grep -q "^Kept GIMP 3's cuda:gaussian-blur" && echo 1 || echo 0) \
+    "the GIMP 2.10 tarball after GIMP 3's: GIMP 3's operation kept, saying so" "$(echo "$out" | grep '^Kept')"
+  out=$(HOME=$home "$two/install.sh" --uninstall 2>&1)
+  result $([ $? = 0 ] && cmp -s "$three/cuda-gaussian-blur.so" "$gegl/cuda-gaussian-blur.so" \
+    && [ ! -e "$home/.config/GIMP/2.10/plug-ins/cuda-gaussian-blur" ] && echo 1 || echo 0) \
+    "the GIMP 2.10 tarball's --uninstall: GIMP 3's operation stays" "$(echo "$out" | grep '^Kept')"
+  HOME=$home "$three/install.sh" --uninstall >/dev/null 2>&1
+  rc=$?
+  left=$(find "$home" -name 'cuda-gaussian-blur*' -o -path '*gegl-0.4/plug-ins/locale*' | sed "s|$home/|~/|")
+  result $([ $rc = 0 ] && [ -z "$left" ] && echo 1 || echo 0) "both series: --uninstall of each leaves nothing" "$left"
+}
+set -- "$dir"/cuda-gaussian-blur-*-linux-x86_64-gimp3.tar.xz "$dir"/cuda-gaussian-blur-*-linux-x86_64-gimp2.10.tar.xz
+[ -f "$1" ] && [ -f "$2" ] && both_series "$1" "$2"
+"$top/tests/release/install-series-test.sh" >"$work/install-series.log" 2>&1
+grep -E '^(PASS|FAIL)' "$work/install-series.log"; add_counts "$work/install-series.log"
+
 echo "$passed passed, $failed failed"
 [ $failed = 0 ] && rm -rf "$work"
 [ $failed = 0 ]
