@@ -8,11 +8,17 @@
 # installed copy; --uninstall leaves nothing; a GIMP of the other series is
 # refused; both tarballs in one home keep GIMP 3's operation (the logic on
 # stand-ins: install-series-test.sh).
-#   tests/release/release-test.sh [DIR]    (DIR: make-release.sh's _release)
+#   tests/release/release-test.sh [DIR [GIMP...]]    (DIR: make-release.sh's _release)
+# GIMP: whose cases to run (default all): 2.10 (here: the binaries' checks,
+# the 2.10 tarball, the GIMP 3 one refused, both in one home), 3.0 (Debian
+# 13: the GIMP 3 tarball, --system, the 2.10 one refused), 3.2 (forky: the
+# GIMP 3 tarball).  Runs for different GIMPs can go side by side.
 # Ends with "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(cd "${1:-$top/_release}" && pwd) || exit 1
+[ $# -gt 0 ] && shift
+gimps=${*:-2.10 3.0 3.2}
 . "$top/tests/gimp/common.sh"   # result
 passed=0 failed=0
 chroots=${GIMP3_CHROOTS:-/var/cache/cuda-gaussian-blur}
@@ -93,53 +99,78 @@ install_case () {
 }
 root_of () { case $1 in 3.0) echo "$chroots/trixie" ;; 3.2) echo "$chroots/forky" ;; esac; }
 
-for tarball in "$dir"/cuda-gaussian-blur-*-linux-x86_64-gimp*.tar.xz; do
-  [ -f "$tarball" ] || { result 0 "no release tarball in $dir"; break; }
-  name=$(basename "$tarball" .tar.xz)
-  echo "== $name: $(wc -c <"$tarball") bytes"
-  rm -rf "$work/unpacked" && mkdir -p "$work/unpacked" && tar -xJf "$tarball" -C "$work/unpacked" || { result 0 "$name unpacks"; continue; }
-  static_checks "$work/unpacked/$name"
-  case $name in
-    *-gimp2.10)
-      pkg=$work/unpacked/$name
-      install_case 2.10 "$pkg" "$work/home" ""
-      install_case 2.10 "$pkg" "$work/home" ".var/app/org.gimp.GIMP/config/GIMP/2.10" --flatpak-home
-      # The 2.10 tarball where only GIMP 3 is: refused, nothing written.
-      rm -rf "$(root_of 3.0)/tmp/cgb-release" && cp -r "$pkg" "$(root_of 3.0)/tmp/cgb-release"
-      out=$(in_root 3.0 "HOME=/tmp/cgb-release/home /tmp/cgb-release/install.sh" 2>&1)
-      result $([ $? != 0 ] && echo "$out" | grep -q 'found no GIMP 2.10' && [ ! -e "$(root_of 3.0)/tmp/cgb-release/home" ] && echo 1 || echo 0) \
-        "the GIMP 2.10 tarball in Debian 13 (GIMP 3 only): refused" "$(echo "$out" | head -n 1)"
-      rm -rf "$(root_of 3.0)/tmp/cgb-release" ;;
-    *-gimp3)
-      for v in 3.0 3.2; do
-        root=$(root_of $v)
-        rm -rf "$root/tmp/cgb-release" && cp -r "$work/unpacked/$name" "$root/tmp/cgb-release"
-        # A distribution's GIMP, never started (no profile yet); a Flatpak GIMP
-        # with its own profile (3.2) or reading the host's (3.0).
-        install_case $v /tmp/cgb-release /tmp/cgb-release-home ""
-        case $v in
-          3.2) install_case $v /tmp/cgb-release /tmp/cgb-release-home ".var/app/org.gimp.GIMP/config/GIMP/3.2" --flatpak-home ;;
-          3.0) install_case $v /tmp/cgb-release /tmp/cgb-release-home ".config/GIMP/3.0 .var/app/org.gimp.GIMP" --flatpak-home ;;
-        esac
-      done
-      # --system in Debian 13: GIMP's and GEGL's own folders, the suite on that copy, then removed.
-      sys=/usr/lib/x86_64-linux-gnu
-      in_root 3.0 "/tmp/cgb-release/install.sh --system" >"$work/system.out" 2>&1
-      result $([ $? = 0 ] && [ -x "$(root_of 3.0)$sys/gimp/3.0/plug-ins/cuda-gaussian-blur/cuda-gaussian-blur" ] \
-        && [ -f "$(root_of 3.0)$sys/gegl-0.4/cuda-gaussian-blur.so" ] && echo 1 || echo 0) "GIMP 3.0: install.sh --system" \
-        "$(grep -o "$sys[^ ]*" "$work/system.out" | tr '\n' ' ')"
-      "$top/tests/gimp/run-batch-tests.sh" 3.0 --installed >"$work/batch.log" 2>&1
-      sed -n 's/^\(FAIL.*\|[0-9]* passed, .*\)/  batch suite: \1/p' "$work/batch.log"; add_counts "$work/batch.log"
-      in_root 3.0 "/tmp/cgb-release/install.sh --system --uninstall" >/dev/null 2>&1
-      left=$(find "$(root_of 3.0)$sys/gimp/3.0/plug-ins" "$(root_of 3.0)$sys/gegl-0.4" -name 'cuda-gaussian-blur*')
-      result $([ -z "$left" ] && echo 1 || echo 0) "GIMP 3.0: --system --uninstall leaves nothing" "$left"
-      rm -rf "$(root_of 3.0)"/tmp/cgb-release* "$(root_of 3.2)"/tmp/cgb-release*
-      # The GIMP 3 tarball where only GIMP 2.10 is (this machine): refused, nothing written.
-      out=$(HOME=$work/home3 "$work/unpacked/$name/install.sh" 2>&1)
-      result $([ $? != 0 ] && echo "$out" | grep -q 'found no GIMP 3' && [ ! -e "$work/home3" ] && echo 1 || echo 0) \
-        "the GIMP 3 tarball on Debian 12 (GIMP 2.10 only): refused" "$(echo "$out" | head -n 1)" ;;
+# unpack SERIES: the tarball of that series unpacked in $work/SERIES; sets
+# name and pkg (its folder).
+unpack () {
+  pkg="" name=""
+  for tarball in "$dir"/cuda-gaussian-blur-*-linux-x86_64-$1.tar.xz; do
+    [ -f "$tarball" ] || { result 0 "no $1 release tarball in $dir"; return 1; }
+    name=$(basename "$tarball" .tar.xz) pkg=$work/$1/$name
+    rm -rf "${work:?}/$1" && mkdir -p "$work/$1" && tar -xJf "$tarball" -C "$work/$1" || { result 0 "$name unpacks"; return 1; }
+  done
+}
+
+gimp_2_10 () {
+  unpack gimp3 && echo "== $name: $(wc -c <"$tarball") bytes" && static_checks "$pkg"
+  if unpack gimp2.10; then
+    echo "== $name: $(wc -c <"$tarball") bytes"
+    static_checks "$pkg"
+    install_case 2.10 "$pkg" "$work/home" ""
+    install_case 2.10 "$pkg" "$work/home" ".var/app/org.gimp.GIMP/config/GIMP/2.10" --flatpak-home
+  fi
+  # The GIMP 3 tarball where only GIMP 2.10 is (this machine): refused, nothing written.
+  if unpack gimp3; then
+    out=$(HOME=$work/home3 "$pkg/install.sh" 2>&1)
+    result $([ $? != 0 ] && echo "$out" | grep -q 'found no GIMP 3' && [ ! -e "$work/home3" ] && echo 1 || echo 0) \
+      "the GIMP 3 tarball on Debian 12 (GIMP 2.10 only): refused" "$(echo "$out" | head -n 1)"
+  fi
+  set -- "$dir"/cuda-gaussian-blur-*-linux-x86_64-gimp3.tar.xz "$dir"/cuda-gaussian-blur-*-linux-x86_64-gimp2.10.tar.xz
+  [ -f "$1" ] && [ -f "$2" ] && both_series "$1" "$2"
+  "$top/tests/release/install-series-test.sh" >"$work/install-series.log" 2>&1
+  grep -E '^(PASS|FAIL)' "$work/install-series.log"; add_counts "$work/install-series.log"
+}
+
+# A distribution's GIMP, never started (no profile yet); a Flatpak GIMP
+# with its own profile (3.2) or reading the host's (3.0).
+gimp3_cases () { # VERSION
+  root=$(root_of $1)
+  unpack gimp3 || return
+  rm -rf "$root/tmp/cgb-release" && cp -r "$pkg" "$root/tmp/cgb-release"
+  install_case $1 /tmp/cgb-release /tmp/cgb-release-home ""
+  case $1 in
+    3.2) install_case $1 /tmp/cgb-release /tmp/cgb-release-home ".var/app/org.gimp.GIMP/config/GIMP/3.2" --flatpak-home ;;
+    3.0) install_case $1 /tmp/cgb-release /tmp/cgb-release-home ".config/GIMP/3.0 .var/app/org.gimp.GIMP" --flatpak-home ;;
   esac
-done
+}
+
+gimp_3_0 () {
+  gimp3_cases 3.0
+  # --system in Debian 13: GIMP's and GEGL's own folders, the suite on that copy, then removed.
+  sys=/usr/lib/x86_64-linux-gnu
+  in_root 3.0 "/tmp/cgb-release/install.sh --system" >"$work/system.out" 2>&1
+  result $([ $? = 0 ] && [ -x "$(root_of 3.0)$sys/gimp/3.0/plug-ins/cuda-gaussian-blur/cuda-gaussian-blur" ] \
+    && [ -f "$(root_of 3.0)$sys/gegl-0.4/cuda-gaussian-blur.so" ] && echo 1 || echo 0) "GIMP 3.0: install.sh --system" \
+    "$(grep -o "$sys[^ ]*" "$work/system.out" | tr '\n' ' ')"
+  "$top/tests/gimp/run-batch-tests.sh" 3.0 --installed >"$work/batch.log" 2>&1
+  sed -n 's/^\(FAIL.*\|[0-9]* passed, .*\)/  batch suite: \1/p' "$work/batch.log"; add_counts "$work/batch.log"
+  in_root 3.0 "/tmp/cgb-release/install.sh --system --uninstall" >/dev/null 2>&1
+  left=$(find "$(root_of 3.0)$sys/gimp/3.0/plug-ins" "$(root_of 3.0)$sys/gegl-0.4" -name 'cuda-gaussian-blur*')
+  result $([ -z "$left" ] && echo 1 || echo 0) "GIMP 3.0: --system --uninstall leaves nothing" "$left"
+  rm -rf "$(root_of 3.0)"/tmp/cgb-release*
+  # The 2.10 tarball where only GIMP 3 is: refused, nothing written.
+  unpack gimp2.10 || return
+  cp -r "$pkg" "$(root_of 3.0)/tmp/cgb-release"
+  out=$(in_root 3.0 "HOME=/tmp/cgb-release/home /tmp/cgb-release/install.sh" 2>&1)
+  result $([ $? != 0 ] && echo "$out" | grep -q 'found no GIMP 2.10' && [ ! -e "$(root_of 3.0)/tmp/cgb-release/home" ] && echo 1 || echo 0) \
+    "the GIMP 2.10 tarball in Debian 13 (GIMP 3 only): refused" "$(echo "$out" | head -n 1)"
+  rm -rf "$(root_of 3.0)/tmp/cgb-release"
+}
+
+gimp_3_2 () {
+  gimp3_cases 3.2
+  rm -rf "$(root_of 3.2)"/tmp/cgb-release*
+}
+
 # Both series in one home, GIMP 3's first: the GIMP 2.10 tarball keeps GIMP
 # 3's operation in GEGL's shared folder, and its --uninstall leaves it.
 both_series () { # GIMP3_TARBALL GIMP2.10_TARBALL
@@ -160,10 +191,12 @@ both_series () { # GIMP3_TARBALL GIMP2.10_TARBALL
   left=$(find "$home" -name 'cuda-gaussian-blur*' -o -path '*gegl-0.4/plug-ins/locale*' | sed "s|$home/|~/|")
   result $([ $rc = 0 ] && [ -z "$left" ] && echo 1 || echo 0) "both series: --uninstall of each leaves nothing" "$left"
 }
-set -- "$dir"/cuda-gaussian-blur-*-linux-x86_64-gimp3.tar.xz "$dir"/cuda-gaussian-blur-*-linux-x86_64-gimp2.10.tar.xz
-[ -f "$1" ] && [ -f "$2" ] && both_series "$1" "$2"
-"$top/tests/release/install-series-test.sh" >"$work/install-series.log" 2>&1
-grep -E '^(PASS|FAIL)' "$work/install-series.log"; add_counts "$work/install-series.log"
+for g in $gimps; do
+  case $g in
+    2.10|3.0|3.2) "gimp_$(echo $g | tr . _)" ;;
+    *) echo "release-test: 2.10, 3.0 or 3.2, not '$g'" >&2; exit 2 ;;
+  esac
+done
 
 echo "$passed passed, $failed failed"
 [ $failed = 0 ] && rm -rf "$work"
