@@ -1,8 +1,8 @@
 # The CI steps (.ci/run): their names, lanes and lines, each a function
 # step_NAME (dots and dashes as underscores) that counts its checks.
 # A whole run runs the lanes side by side: main (this machine's GIMP 2.10),
-# 3.0 and 3.2 (their chroots), and builds (at lower priority: builds that
-# no GIMP of this machine's sees).  Within a lane the steps run in this order;
+# 3.0 and 3.2 (their chroots), release and builds (builds that no GIMP of
+# this machine's sees; the release first, which the installs wait for).  Within a lane the steps run in this order;
 # a step that needs another lane's output waits for it (wait_for).
 STEPS="
 packages            main    the packages a fresh Debian 12 lacks, the locales the GUI tests use
@@ -28,13 +28,13 @@ gimp3.2-robustness  3.2     faults, a 10000x10000 image, a killed plug-in in GIM
 gimp3.2-installs    3.2     quickstart, the GIMP 3 release tarball in forky
 forky-default       3.2     forky's default configure (gcc 16, which nvcc refuses) builds, make check
 driver-messages     3.2     why a CUDA build blurs on the CPU, as users read it (no driver, too old)
-release-build       builds  the release tarballs, CUDA's oldest and newest machine code (sm_60, sm_90)
+release-build       release the release tarballs, CUDA's oldest and newest machine code (sm_60, sm_90)
+sanitizers          release the engine under ASan and UBSan, under valgrind, and fuzzed for 60 s
 debian-build        builds  the Debian packages for GIMP 2.10 and 3.0, with Debian's CUDA 11.8 and 12.4
 cpu-build           builds  the engine and operation without CUDA and GIMP; make check, NEEDED, gegl tool
-sanitizers          builds  the engine under ASan and UBSan, under valgrind, and fuzzed for 60 s
 distcheck           builds  make distcheck, CUDA's newest machine code (sm_120)
 "
-LANES="main 3.0 3.2 builds"
+LANES="main 3.0 3.2 release builds"
 
 step_names () { echo "$STEPS" | awk 'NF { print $1 }'; }
 list_steps () { echo "$STEPS" | awk 'NF'; }
@@ -132,9 +132,8 @@ run_lane () { # LANE
   for s in $(lane_steps "$1"); do run_step "$s"; done
   touch "_ci/$1.end"
 }
-start_lane () { # LANE [NICE]
-  ( [ -z "${2:-}" ] || renice -n "$2" -p $BASHPID >/dev/null
-    passed=0 failed=0 skipped=0 timings=""
+start_lane () { # LANE
+  ( passed=0 failed=0 skipped=0 timings=""
     run_lane "$1"
     echo "$passed $failed $skipped" >"_ci/$1.counts"
     printf '%s' "$timings" >"_ci/$1.timings"

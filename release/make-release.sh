@@ -23,7 +23,7 @@ if [ "${1:-}" = --build ]; then
     ${RELEASE_CONFIGURE_FLAGS:-}" >configure.out 2>&1 || { tail -n 20 configure.out; exit 1; }
   grep -A7 '^ *cuda-gaussian-blur ' configure.out
   # configure compresses every image in the fatbins (-Xfatbin=-compress-all).
-  nice -n 10 make -j"$(nproc)" \
+  make -j"$(nproc)" \
     plugin/cuda-gaussian-blur operation/cuda-gaussian-blur.so po-catalogs >make.out 2>&1 \
     || { grep -m 20 -E 'error|Error' make.out; tail -n 5 make.out; exit 1; }
   strip -o "$stage/cuda-gaussian-blur" plugin/cuda-gaussian-blur
