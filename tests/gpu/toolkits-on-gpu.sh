@@ -5,13 +5,13 @@
 #   1. the engine suite (its output hashes too) and the fault suite on CUDA,
 #   2. the hashes compared with the first build's,
 #   3. compute-sanitizer memcheck on each build's sanitizer subset,
-#   4. tests/bench (cuda-device and cuda, 4096², all formats, sigma 1-100), the
+#   4. bench (cuda-device and cuda, 4096², all formats, sigma 1-100), the
 #      builds taking turns, twice.
 # BUILDS is a folder of builds, one folder each (named by toolkit, e.g.
 # cuda13.0, cuda12.4, cuda11.8) holding test-engine, test-faults and bench;
 # the last in `ls` order (the newest toolkit) is the reference.  Logs and
 # tables go to $OUT.
-#   tests/toolkits-on-gpu.sh BUILDS [--no-bench]
+#   tests/gpu/toolkits-on-gpu.sh BUILDS [--no-bench]
 set -u
 builds=$(cd "${1:?usage: toolkits-on-gpu.sh BUILDS [--no-bench]}" && pwd)
 OUT=${OUT:-/tmp/toolkits}; mkdir -p "$OUT"

@@ -2,8 +2,8 @@
 # Runs a command where single-precision FFTW does not exist, as in the
 # Flatpak GIMP's runtime: in a private mount namespace, /dev/null is bound
 # over libfftw3f.so.3 on this machine and in the GIMP 3 chroots
-# (tests/gimp3-chroot.sh), so any binary that needs it fails to start.
-#   tests/without-fftw3f.sh COMMAND [ARG...]     (as root)
+# (tests/env/gimp3-chroot.sh), so any binary that needs it fails to start.
+#   tests/env/without-fftw3f.sh COMMAND [ARG...]     (as root)
 # Checks first that the library is really gone (a dlopen of it fails).
 set -u
 if [ -z "${CGB_FFTW3F_HIDDEN:-}" ]; then

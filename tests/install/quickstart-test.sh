@@ -2,9 +2,9 @@
 # Runs ./quickstart.sh as a newcomer would, in a copy of this tree: here
 # (Debian 12, GIMP 2.10) or in a GIMP 3 chroot (3.0: Debian 13, 3.2:
 # forky), and checks that the sample came out blurred.
-#   tests/quickstart-test.sh 2|3.0|3.2      (as root; CONFIGURE_FLAGS passes on)
+#   tests/install/quickstart-test.sh 2|3.0|3.2      (as root; CONFIGURE_FLAGS passes on)
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 version=${1:?usage: quickstart-test.sh 2|3.0|3.2}
 chroots=${GIMP3_CHROOTS:-/var/cache/cuda-gaussian-blur}
 case $version in
@@ -17,7 +17,7 @@ copy=/tmp/cgb-quickstart
 rm -rf "$root$copy" && mkdir -p "$root$copy"
 (cd "$top" && tar --exclude='./_build*' --exclude=./_quickstart --exclude=./_release -cf - .) | tar -xf - -C "$root$copy"
 cmd="cd $copy && CONFIGURE_FLAGS='${CONFIGURE_FLAGS:-}' ./quickstart.sh 3"
-if [ -z "$root" ]; then sh -c "$cmd"; else "$top/tests/gimp3-chroot.sh" "$version" sh -c "$cmd"; fi >"$root$copy.log" 2>&1
+if [ -z "$root" ]; then sh -c "$cmd"; else "$top/tests/env/gimp3-chroot.sh" "$version" sh -c "$cmd"; fi >"$root$copy.log" 2>&1
 rc=$?
 cat "$root$copy.log"
 out=$root$copy/sample-blurred.png

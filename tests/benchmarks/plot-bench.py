@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Plots Gpix/s against sigma from tables written by tests/bench (one line per
+"""Plots Gpix/s against sigma from tables written by tests/benchmarks/bench (one line per
 backend and format, for one image size), so the GPU rows can be read at a glance.
 
-    /usr/bin/python3 tests/plot-bench.py --size 8192 --out docs/gpix-vs-sigma-h200.png TABLE.md...
+    /usr/bin/python3 tests/benchmarks/plot-bench.py --size 8192 --out docs/gpix-vs-sigma-h200.png TABLE.md...
 
 Needs python3-matplotlib."""
 import argparse, re

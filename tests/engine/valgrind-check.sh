@@ -7,11 +7,11 @@
 # --enable-sanitizers build) instead.  Needs a build without CUDA
 # (the CUDA runtime's own allocations would drown the report) and without
 # --enable-sanitizers (ASan and valgrind exclude each other).
-#   tests/valgrind-check.sh [BUILDDIR]
+#   tests/engine/valgrind-check.sh [BUILDDIR]
 # Without BUILDDIR it configures and builds one in build-valgrind/ (run
 # ./autogen.sh first in a fresh checkout).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 top=$PWD
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind: not installed (apt-get install valgrind)"; exit 1; }
 if [ $# -ge 1 ]; then
@@ -28,14 +28,14 @@ fi
 if grep -q '^CFLAGS = .*-fsanitize' "$build/Makefile" 2>/dev/null; then
   echo "valgrind: $build is a sanitizer build"; exit 1
 fi
-(cd "$build" && make tests/test-engine tests/test-faults >/dev/null 2>&1) || { echo "valgrind: cannot build the tests"; exit 1; }
+(cd "$build" && make tests/engine/test-engine tests/engine/test-faults >/dev/null 2>&1) || { echo "valgrind: cannot build the tests"; exit 1; }
 
 status=0
 for t in "test-engine --backend cpu --sanitize" "test-faults --backend cpu"; do
   name=${t%% *}
   log=$build/valgrind-$name.log
   valgrind --leak-check=full --errors-for-leak-kinds=definite \
-      --error-exitcode=99 --track-origins=yes "$build/tests/$name" ${t#* } >"$log" 2>&1
+      --error-exitcode=99 --track-origins=yes "$build/tests/engine/$name" ${t#* } >"$log" 2>&1
   rc=$?
   result=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
   errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$log" | tail -n 1)

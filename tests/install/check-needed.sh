@@ -4,8 +4,8 @@
 # and no glibc symbol newer than that runtime's glibc 2.42.  A GEGL module
 # (a .so) exports GEGL's two entry points and nothing else into the process
 # that loads it.
-#   tests/check-needed.sh BUILDDIR     (make install into a scratch folder, then check)
-#   tests/check-needed.sh FILE...      (check these ELF files)
+#   tests/install/check-needed.sh BUILDDIR     (make install into a scratch folder, then check)
+#   tests/install/check-needed.sh FILE...      (check these ELF files)
 # Ends with "N passed, N failed".
 set -u
 max_glibc=2.42

@@ -6,12 +6,13 @@
 # operation), the operation cuda:gaussian-blur merged directly, and GIMP's
 # own gegl:gaussian-blur.  GIMP 2.10: the copy-only floor, the procedure and
 # GIMP's own plug-in-gauss.
-#   tests/gimp/perf-on-gpu.sh BUNDLE BINDIR OUTDIR
+#   tests/gpu/perf-on-gpu.sh BUNDLE BINDIR OUTDIR
 # BINDIR holds, stripped, built for the bundle's GIMP with --with-cuda-arch=90
 # (GIMP 3: in the bundle's chroot, --with-gimp=3): cuda-gaussian-blur,
 # cuda-gaussian-blur-copy-only and, for GIMP 3, cuda-gaussian-blur.so and
-# cuda-gaussian-blur-pixel-path.  Settings as perf-in-gimp.sh: PERF_SIZE,
-# PERF_SIGMAS, PERF_REPS, PERF_BACKENDS ("cuda cpu").
+# cuda-gaussian-blur-pixel-path.  Settings as tests/gimp/perf-in-gimp.sh
+# (whose helper, perf_in_gimp.py, this runs too): PERF_SIZE, PERF_SIGMAS,
+# PERF_REPS, PERF_BACKENDS ("cuda cpu").
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=${1:?usage: perf-on-gpu.sh BUNDLE BINDIR OUTDIR}
@@ -37,7 +38,7 @@ for p in $plugins; do
   [ $major = 2 ] || /opt/gimp3/patch-plugin.sh "$profile/plug-ins/$p/$p" >/dev/null || exit 1
 done
 for fmt in gray rgba; do
-  python3 "$here/perf_in_gimp.py" prepare $major "$work" "$size" "$fmt" "$sigmas" "$reps" || exit 1
+  python3 "$here/../gimp/perf_in_gimp.py" prepare $major "$work" "$size" "$fmt" "$sigmas" "$reps" || exit 1
 done
 run_gimp () { # backend script log
   if [ $major = 2 ]; then
@@ -63,6 +64,6 @@ for backend in $backends; do
   ran=$(grep -h -o '(read, blur, write) on [^,]*' "$out"/perf-*-"$backend".log | grep -v 'copy only' \
     | sed 's/.* on //' | sort | uniq -c | awk '{n = $1; $1 = ""; printf "%s%s x%d", sep, substr($0, 2), n; sep = ", "}')
   echo "== GIMP $major, backend $backend (pixel path blurs on: ${ran:-none logged})"
-  python3 "$here/perf_in_gimp.py" table $major $logs | tee "$out/table-$backend.md" || rc=1
+  python3 "$here/../gimp/perf_in_gimp.py" table $major $logs | tee "$out/table-$backend.md" || rc=1
 done
 exit $rc

@@ -1,9 +1,9 @@
-/* libFuzzer target for the engine's CPU backend (tests/fuzz-run.sh builds
+/* libFuzzer target for the engine's CPU backend (fuzz-run.sh, beside it, builds
  * and runs it).  The input decides the image (1..64 x 1..64, stride padding,
  * sample type, 1..4 channels), sigma (in range, or NaN, 0, negative, huge),
  * the option bits, a window (sometimes outside the image), the engine's
  * memory limit and thread count, and the pixels.  Valid calls must match the
- * double-precision reference (tests/reference.c) within 1 LSB / 1e-4 and
+ * double-precision reference (reference.c) within 1 LSB / 1e-4 and
  * leave the row padding alone; invalid ones must fail with a fitting status
  * and a message and leave the destination untouched.  The source is never
  * written.  Any violation aborts, which libFuzzer reports as a crash.

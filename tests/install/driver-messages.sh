@@ -4,10 +4,11 @@
 # library this machine has (too old for the build's runtime, or present
 # without a GPU).  The expected CUDA version comes from the build's
 # nvcc, the driver branches from NVIDIA's compatibility table.
-#   tests/driver-messages.sh BUILD      (as root; BUILD is a CUDA build with
-#                                         tests/bench, inside this tree)
+#   tests/install/driver-messages.sh BUILD   (as root; BUILD is a CUDA build
+#                                             with tests/benchmarks/bench,
+#                                             inside this tree)
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?usage: driver-messages.sh BUILD}" && pwd)
 passed=0 failed=0
 check () { # name, the reason bench printed, an extended regular expression
@@ -18,7 +19,7 @@ check () { # name, the reason bench printed, an extended regular expression
   fi
 }
 reason () { # bench's reason for not using CUDA
-  "$build/tests/bench" --backend cuda --size 64 --reps 1 2>&1 \
+  "$build/tests/benchmarks/bench" --backend cuda --size 64 --reps 1 2>&1 \
     | sed -n 's/^cuda: skipped: CUDA backend requested but unusable: //p'
 }
 nvcc=$(sed -n 's/^NVCC = //p' "$build/Makefile")
@@ -38,17 +39,17 @@ elif [ ! -e /proc/driver/nvidia/version ]; then
   check "a driver library without its kernel module" "$(reason)" "^no CUDA device: "
 fi
 
-# No driver at all: Debian forky's chroot (tests/gimp3-chroot.sh) has no
+# No driver at all: Debian forky's chroot (tests/env/gimp3-chroot.sh) has no
 # NVIDIA library; the build, inside this tree, is seen there under /src.
 case $build in
   "$top"/*) ;;
   *) echo "FAIL: $build is not inside $top, which the chroot sees"; echo "0 passed, 1 failed"; exit 1 ;;
 esac
-in_forky () { "$top/tests/gimp3-chroot.sh" 3.2 "$@"; }
+in_forky () { "$top/tests/env/gimp3-chroot.sh" 3.2 "$@"; }
 if in_forky sh -c 'ldconfig -p | grep -q "libcuda\.so\.1 "'; then
   echo "FAIL: the forky chroot has a libcuda.so.1"; failed=$((failed + 1))
 fi
-hidden=$(in_forky "/src/${build#"$top"/}/tests/bench" --backend cuda --size 64 --reps 1 2>&1 \
+hidden=$(in_forky "/src/${build#"$top"/}/tests/benchmarks/bench" --backend cuda --size 64 --reps 1 2>&1 \
   | sed -n 's/^cuda: skipped: CUDA backend requested but unusable: //p')
 check "no driver" "$hidden" "^no NVIDIA driver \(libcuda\.so\.1 not found\); $needs$"
 echo "$passed passed, $failed failed"

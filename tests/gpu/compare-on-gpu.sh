@@ -1,17 +1,20 @@
 #!/bin/sh
 # On the GPU machine: an old tree's engine and this tree's, side by side in
 # one run: both built (gpu-check.sh --build-only), the engine suite's output
-# hashes on CUDA and each CPU instruction set compared, then tests/bench on
-# each alternately, twice.  Results and logs in $OUT.
-#   tests/compare-on-gpu.sh OLD_TREE     (OLD_TREE: a copy of kernels/ and tests/)
+# hashes on CUDA and each CPU instruction set compared, then bench on each
+# alternately, twice.  Results and logs in $OUT.  Run from the tree's top.
+#   tests/gpu/compare-on-gpu.sh OLD_TREE
+# (OLD_TREE: a copy of kernels/ and tests/, in this layout or the one before
+# tests/gpu/.)
 set -u
 old=${1:?usage: compare-on-gpu.sh OLD_TREE}
 OUT=${OUT:-/tmp/compare}; mkdir -p $OUT
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 lscpu | grep -E 'Model name|^CPU\(s\)'
 t0=$(date +%s)
-(cd "$old" && BUILD_DIR=/tmp/bb tests/gpu-check.sh --build-only > $OUT/build-before.log 2>&1; echo "before build rc $?") &
-BUILD_DIR=/tmp/ba tests/gpu-check.sh --build-only > $OUT/build-after.log 2>&1; echo "after build rc $?"
+(cd "$old" && check=tests/gpu/gpu-check.sh && { [ -f $check ] || check=tests/gpu-check.sh; } &&
+ BUILD_DIR=/tmp/bb $check --build-only > $OUT/build-before.log 2>&1; echo "before build rc $?") &
+BUILD_DIR=/tmp/ba tests/gpu/gpu-check.sh --build-only > $OUT/build-after.log 2>&1; echo "after build rc $?"
 wait
 echo "builds: $(( $(date +%s) - t0 )) s"
 tail -2 $OUT/build-after.log

@@ -6,7 +6,7 @@
 # them), the kill case 10 times in a row, then the kill and huge cases with
 # every core busy.
 # Also the engine's fault tests (the stall site among them) on both backends.
-#   tests/gimp/robustness-on-gpu.sh BUNDLE.tar.xz PLUGIN OUTDIR
+#   tests/gpu/robustness-on-gpu.sh BUNDLE.tar.xz PLUGIN OUTDIR
 # PLUGIN: the plug-in built here for GIMP 2.10 with --with-cuda-arch=90.
 # Prints the suites' lines; exit status non-zero if any failed.
 set -u
@@ -22,11 +22,11 @@ export GIMP2_CONSOLE=/opt/gimp210/run-gimp.sh PYTHON=python3 LANG=C.UTF-8
 status=0
 suite () { # label, scenarios [VAR=value]
   echo "== $1"
-  env ${3:-} ROBUST_SCENARIOS="$2" "$here/robustness-test.sh" 2 /tmp/gpu-robust >"$out/last.log" 2>&1 || status=1
+  env ${3:-} ROBUST_SCENARIOS="$2" "$top/tests/gimp/robustness-test.sh" 2 /tmp/gpu-robust >"$out/last.log" 2>&1 || status=1
   grep -E "^(PASS|FAIL)|passed, |^  [a-z-]+: cuda-gaussian-blur" "$out/last.log"
 }
 
-(cd "$top" && tests/gpu-check.sh --build-only >"$out/build.log" 2>&1) || { tail -n 20 "$out/build.log"; exit 1; }
+(cd "$top" && tests/gpu/gpu-check.sh --build-only >"$out/build.log" 2>&1) || { tail -n 20 "$out/build.log"; exit 1; }
 for backend in cuda cpu; do
   "$top/build-gpu/test-faults" --backend $backend >"$out/faults-$backend.log" 2>&1 || status=1
   grep -v "^gblur: CUDA failed" "$out/faults-$backend.log" | grep -E "stall|FAIL|passed, " | sed "s/^/engine faults, $backend: /"

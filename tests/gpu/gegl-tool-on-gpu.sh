@@ -2,7 +2,7 @@
 # On the GPU machine: a 4096² RGBA render through the gegl tool, side by side
 # in one run, each a fresh process: no operation, cuda:gaussian-blur (CUDA),
 # gegl:gaussian-blur, sigma 30; then how far the two blurs' results differ.
-#   tests/operation/gegl-tool-on-gpu.sh BUNDLE GEGLDIR MODULE
+#   tests/gpu/gegl-tool-on-gpu.sh BUNDLE GEGLDIR MODULE
 # BUNDLE: the GIMP 3 bundle (../shared/tools/gimp-gpu/make-gimp3-bundle.sh),
 # whose libraries the tool runs with; GEGLDIR: Debian 13's /usr/bin/gegl and
 # the one library the bundle lacks (libspiro.so.1), copied from the bundle's

@@ -1,14 +1,15 @@
 #!/bin/sh
-# Builds tests/fuzz-engine.c with clang's libFuzzer, ASan and UBSan and runs
-# it for SECONDS (default 60) from the seed corpus in tests/fuzz-corpus/ (new
-# inputs go to a scratch copy, not into the repository).  Prints
+# Builds tests/engine/fuzz-engine.c with clang's libFuzzer, ASan and UBSan
+# and runs it for SECONDS (default 60) from the seed corpus in
+# tests/engine/fuzz-corpus/ (new inputs go to a scratch copy, not into the
+# repository).  Prints
 #   fuzz: N runs, 0 crashes
 # and exits 0, or prints the crash and the input that caused it (kept in
 # $BUILD, default build-fuzz/) and exits 1.  Needs clang and its runtime
 # (Debian 12: apt-get install clang libclang-rt-14-dev).
-#   tests/fuzz-run.sh [SECONDS]
+#   tests/engine/fuzz-run.sh [SECONDS]
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 case $seconds in ''|*[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;; esac
 BUILD=${BUILD:-build-fuzz}
@@ -35,14 +36,14 @@ for f in kernels/*.c kernels/cpu/*.c; do
   case $f in kernels/cpu/fft*.c|kernels/cpu/loops-avx*.c) continue ;; esac
   engine="$engine $f"
 done
-$CLANG $FLAGS -fsanitize=fuzzer -Itests tests/fuzz-engine.c tests/reference.c $engine \
+$CLANG $FLAGS -fsanitize=fuzzer -Itests/engine tests/engine/fuzz-engine.c tests/engine/reference.c $engine \
     $loops -lpthread -lm -o "$BUILD/fuzz-engine" \
   || { echo "fuzz: the build failed"; exit 1; }
 
 # One job; timeouts and memory as crashes too (-timeout per input).
 "$BUILD/fuzz-engine" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$BUILD/" \
-    "$BUILD/corpus" tests/fuzz-corpus >"$BUILD/fuzz.log" 2>&1
+    "$BUILD/corpus" tests/engine/fuzz-corpus >"$BUILD/fuzz.log" 2>&1
 rc=$?
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$BUILD/fuzz.log" | tail -n 1)
 if [ $rc -ne 0 ]; then

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""Times OpenCV's cv2.GaussianBlur on the matrix tests/bench uses for the CPU
+"""Times OpenCV's cv2.GaussianBlur on the matrix tests/benchmarks/bench uses for the CPU
 (u8 gray, BORDER_REPLICATE, ksize 2*ceil(3 sigma)+1), so the engine's CPU
 times can be read as ratios measured side by side on the same machine.
 
-    /usr/bin/python3 tests/bench-opencv.py [--size N] [--threads N] [--engine PATH] [sigma ...]
+    /usr/bin/python3 tests/benchmarks/bench-opencv.py [--size N] [--threads N] [--engine PATH] [sigma ...]
 
-With --engine PATH (the tests/bench binary) each sigma is timed with both, one
+With --engine PATH (the tests/benchmarks/bench binary) each sigma is timed with both, one
 after the other, and the ratio engine / OpenCV is printed."""
 import argparse, math, re, subprocess, time
 
@@ -16,7 +16,7 @@ ap = argparse.ArgumentParser ()
 ap.add_argument ("--size", type=int, default=4096)
 ap.add_argument ("--threads", type=int, default=0, help="OpenCV threads (0: its default)")
 ap.add_argument ("--reps", type=int, default=5)
-ap.add_argument ("--engine", help="path of tests/bench, to time the engine beside OpenCV")
+ap.add_argument ("--engine", help="path of tests/benchmarks/bench, to time the engine beside OpenCV")
 ap.add_argument ("sigmas", nargs="*", type=float, default=[1, 2, 5, 10, 20, 50])
 args = ap.parse_args ()
 if args.threads:

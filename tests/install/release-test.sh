@@ -2,12 +2,12 @@
 # The release tarballs as a user gets them: their checksums; every binary's
 # machine code and PTX (cuobjdump) against what the build recorded in
 # BUILD-INFO, the CUDA runtime linked in, the NEEDED and glibc checks
-# (tests/check-needed.sh); then each unpacked into fresh homes and installed
+# (tests/install/check-needed.sh); then each unpacked into fresh homes and installed
 # with its install.sh: GIMP 2.10 here, 3.0 (Debian 13 chroot), 3.2 (forky),
 # Flatpak layouts and, in Debian 13, --system; the batch suite on each
 # installed copy; --uninstall leaves nothing; a GIMP of the other series is
 # refused.
-#   tests/release/release-test.sh [DIR]    (DIR: make-release.sh's _release)
+#   tests/install/release-test.sh [DIR]    (DIR: make-release.sh's _release)
 # Ends with "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -47,7 +47,7 @@ static_checks () { # UNPACKED
   got=$($cuobjdump -ptx "$1/cuda-gaussian-blur" 2>/dev/null | sed -n 's/^\.version //p' | sort -u | tr '\n' ' ')
   result $([ "$runtime" = $expect ] && [ "$got" = "$isa " ] && echo 1 || echo 0) \
     "${1##*-}: CUDA runtime $runtime linked in (expected $expect), PTX ISA ${got:-none}(expected $isa)"
-  "$top/tests/check-needed.sh" "$1/cuda-gaussian-blur" "$1/cuda-gaussian-blur.so" >"$work/needed.log" 2>&1
+  "$top/tests/install/check-needed.sh" "$1/cuda-gaussian-blur" "$1/cuda-gaussian-blur.so" >"$work/needed.log" 2>&1
   grep -E '^(PASS|FAIL)' "$work/needed.log"; add_counts "$work/needed.log"
   echo "== ${1##*/}: highest glibc symbol needed: GLIBC_$(readelf -V --wide "$1/cuda-gaussian-blur" "$1/cuda-gaussian-blur.so" \
     | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n -k3,3n | tail -n 1)"
@@ -55,7 +55,7 @@ static_checks () { # UNPACKED
 
 # in_root SUITE_VERSION CMD: CMD with sh, here (2.10) or in that GIMP's chroot.
 in_root () {
-  if [ "$1" = 2.10 ]; then sh -c "$2"; else "$top/tests/gimp3-chroot.sh" "$1" sh -c "$2"; fi
+  if [ "$1" = 2.10 ]; then sh -c "$2"; else "$top/tests/env/gimp3-chroot.sh" "$1" sh -c "$2"; fi
 }
 # install_case VERSION TARBALL_DIR HOME LAYOUT [MODE]: a fresh home (paths as
 # seen where VERSION runs) with LAYOUT's folders, install.sh, the folders it

@@ -5,11 +5,11 @@
 # land in the host's ~/.config/GIMP/3.0 and 3.2 (the Flatpak GIMP
 # bind-mounts that folder over its own), a 2.10 build in 2.10's, and nowhere
 # else; the hidden copies go; uninstall removes everything it wrote.
-#   tests/install-user-test.sh BUILDDIR [GEGL_ONLY_BUILDDIR]
+#   tests/install/install-user-test.sh BUILDDIR [GEGL_ONLY_BUILDDIR]
 # (a build with the plug-in; a --with-gimp=no build with the operation)
 # Ends with "N passed, N failed".
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?usage: install-user-test.sh BUILDDIR}" && pwd) || exit 1
 work=$(mktemp -d /tmp/cgb-install-user.XXXXXX)
 passed=0 failed=0

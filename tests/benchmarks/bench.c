@@ -11,7 +11,7 @@
  * device-resident runs rotate through input buffers larger than the GPU's L2
  * cache.  Inputs are random, never all zeros.
  *
- * Built with HAVE_NPP (tests/gpu-check.sh does where NPP is installed), the
+ * Built with HAVE_NPP (tests/gpu/gpu-check.sh does where NPP is installed), the
  * "npp" rows time nppiFilterGaussAdvancedBorder with the engine's own taps
  * and replicated borders on the same device-resident buffers, and give the
  * largest difference from the engine's output in levels.

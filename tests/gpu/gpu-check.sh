@@ -21,7 +21,7 @@
 #      tests/gimp/batch_test.py's PROFILES): the plug-in's
 #      batch suite inside that GIMP with the CUDA backend forced, then its
 #      speed against GIMP's own blur with the automatic and the CPU backend
-#      (tests/gimp/perf-on-gpu.sh),
+#      (tests/gpu/perf-on-gpu.sh),
 #   6. with GIMP3_BUNDLE set (a relocatable GIMP 3.0, make-gimp3-bundle.sh,
 #      with GIMP's own file-tiff packed: -P) and GIMP3_BIN (cuda-gaussian-blur,
 #      cuda-gaussian-blur.so, the twins of perf-on-gpu.sh, built in the
@@ -29,11 +29,11 @@
 #      GIMP3_BIN/icc the ICC profiles): the batch suite inside that GIMP with
 #      the CUDA backend forced, once with the procedure on its own pixel path
 #      (no operation installed) and once through the operation in GIMP's
-#      process, then perf-on-gpu.sh.
+#      process, then tests/gpu/perf-on-gpu.sh.
 # Objects and programs go to $BUILD_DIR (default build-gpu/), logs to
 # $LOGDIR (default the same).  Exit status: non-zero if the build, or any
 # suite or sanitizer run failed.
-#   tests/gpu-check.sh [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]
+#   tests/gpu/gpu-check.sh [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]
 #                      [--sanitizer-only]
 # (--no-suites: not steps 1 and 2; with --no-sanitizer --no-bench as well,
 # only the GIMP steps run; --sanitizer-only: builds only the engine and its
@@ -41,7 +41,7 @@
 # docs/performance.md.  SANITIZER_TIMEOUT=seconds stops each sanitizer run
 # after that long, as a failure.)
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build-gpu}
 LOGDIR=${LOGDIR:-$BUILD}
 NVCC=${NVCC:-nvcc}
@@ -77,8 +77,13 @@ compiled () { # waits for every compile; exits if one failed
   pids=
   [ $ok = 1 ] || { echo "!! build failed"; exit 1; }
 }
-programs="tests/test-engine.c tests/test-faults.c"
-[ $only_sanitizer = 1 ] || programs="$programs tests/huge-image.c tests/bench.c tests/preview-bench.c"
+# The engine suite: every file of it (tests/engine/test-engine*.c).
+SUITE_SOURCES=$(echo tests/engine/test-engine*.c)
+programs="$SUITE_SOURCES tests/engine/test-faults.c"
+[ $only_sanitizer = 1 ] || programs="$programs tests/engine/huge-image.c tests/benchmarks/bench.c \
+  tests/benchmarks/preview-bench.c"
+SUITE_OBJS=
+for f in $SUITE_SOURCES; do SUITE_OBJS="$SUITE_OBJS $BUILD/$(basename "$f").o"; done
 # The engine: every unit of kernels/ but the no-CUDA stand-in, the FFT path
 # (no FFTW here) and the wider instruction sets' loops (below).
 ENGINE=
@@ -92,7 +97,7 @@ done
 # The environment as the front ends read it (GBLUR_CPU_ISA, GBLUR_FAULT, ...),
 # which the tests and benchmarks read too.
 ENV_OBJS="$BUILD/pixel-env.c.o $BUILD/pixel-stall.c.o"
-for f in tests/reference.c tests/test-util.c pixels/pixel-env.c pixels/pixel-stall.c $programs; do
+for f in tests/engine/reference.c tests/engine/test-util.c pixels/pixel-env.c pixels/pixel-stall.c $programs; do
   compile "$f" -Ipixels
 done
 # The CPU loops of each wider x86 instruction set, with that set's flags (as
@@ -105,13 +110,13 @@ case $(uname -m) in
 esac
 compiled
 set -e
-$NVCC -arch=$ARCH -o "$BUILD/test-engine" $BUILD/test-engine.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
+$NVCC -arch=$ARCH -o "$BUILD/test-engine" $SUITE_OBJS $BUILD/test-util.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
 $NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
 if [ $only_sanitizer = 0 ]; then
   $NVCC -arch=$ARCH -o "$BUILD/huge-image" $BUILD/huge-image.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
   # The benchmark compares against NPP where the toolkit has it (not everywhere).
   if [ -f "$(dirname "$(command -v "$NVCC")")/../include/nppi_filtering_functions.h" ] \
-     && $NVCC $FLAGS -Ipixels -DHAVE_NPP -c tests/bench.c -o "$BUILD/bench-npp.c.o" \
+     && $NVCC $FLAGS -Ipixels -DHAVE_NPP -c tests/benchmarks/bench.c -o "$BUILD/bench-npp.c.o" \
      && $NVCC -arch=$ARCH -o "$BUILD/bench" $BUILD/bench-npp.c.o $ENV_OBJS $ENGINE -lnppif -lnppc -lpthread -lm; then
     echo "bench: with NPP"
   else
@@ -191,7 +196,7 @@ if [ -n "${GIMP210_BUNDLE:-}" ]; then
   run gimp210-batch-cuda env GBLUR_BACKEND=cuda GIMP2_CONSOLE=/opt/gimp210/run-gimp.sh PYTHON=python3 \
       ICC_PROFILE_DIRS="$GIMP210_BIN/icc" LANG=C.UTF-8 tests/gimp/run-batch-tests.sh 2 "$BUILD/gimp210"
   run gimp210-perf env PERF_BACKENDS="${PERF_BACKENDS:-auto cpu}" \
-      tests/gimp/perf-on-gpu.sh "$GIMP210_BUNDLE" "$GIMP210_BIN" "$LOGDIR/gimp210-perf"
+      tests/gpu/perf-on-gpu.sh "$GIMP210_BUNDLE" "$GIMP210_BIN" "$LOGDIR/gimp210-perf"
 fi
 if [ -n "${GIMP3_BUNDLE:-}" ]; then
   module=/opt/gimp3/lib/gegl-0.4/cuda-gaussian-blur.so
@@ -215,6 +220,6 @@ if [ -n "${GIMP3_BUNDLE:-}" ]; then
   cp "$GIMP3_BIN/cuda-gaussian-blur.so" "$module" || status=1
   gimp3_batch gimp3-batch-cuda-operation some
   run gimp3-perf env PERF_BACKENDS="${PERF_BACKENDS:-cuda cpu}" \
-      tests/gimp/perf-on-gpu.sh "$GIMP3_BUNDLE" "$GIMP3_BIN" "$LOGDIR/gimp3-perf"
+      tests/gpu/perf-on-gpu.sh "$GIMP3_BUNDLE" "$GIMP3_BIN" "$LOGDIR/gimp3-perf"
 fi
 exit $status

@@ -2,15 +2,15 @@
 # Makes (or reuses) a Debian chroot with GIMP 3 and the tools to build the
 # plug-in against it, and runs a command inside it with the project tree
 # bind-mounted at /src and the CUDA toolkit at /usr/local/cuda.
-#   tests/gimp3-chroot.sh 3.0|3.2 [command...]   (default: print the GIMP version)
+#   tests/env/gimp3-chroot.sh 3.0|3.2 [command...]   (default: print the GIMP version)
 # GIMP 3.0 comes from Debian 13 (trixie), GIMP 3.2 from Debian forky.  The
 # chroots live in $GIMP3_CHROOTS/SUITE (default /var/cache/cuda-gaussian-blur);
 # building it takes a few minutes once.  Needs root and debootstrap.
 # Packages come from this machine's own Debian mirror (its apt sources).
 # Runs at once share the mounts; the last one out unmounts them.
-#   tests/gimp3-chroot.sh --mirror     prints that mirror
+#   tests/env/gimp3-chroot.sh --mirror     prints that mirror
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 
 # The URI of this machine's Debian archive: the apt source of its own
 # release's main suite (one-line or deb822 format), else Debian's default.

@@ -654,7 +654,7 @@ static const cuda_case full_cases[] = {
   { 400, 480, 2, GBLUR_U8, GBLUR_PREMULTIPLY_ALPHA, 0, 31, 17, 333, 440, 1.5, 6.0, 0 },
 };
 
-/* --sanitize (tests/gpu-check.sh runs it under compute-sanitizer): small
+/* --sanitize (tests/gpu/gpu-check.sh runs it under compute-sanitizer): small
  * images with limits small enough for several tiles: the general kernels
  * on a whole image, a window with a sigma per axis, and the one-pass
  * tensor-core kernel (8-bit gray stored as is). */

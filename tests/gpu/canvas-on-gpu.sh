@@ -1,10 +1,10 @@
 #!/bin/sh
 # On the GPU machine: the canvas benchmark inside the GIMP 3 bundle's GEGL,
 # the operation as built here beside an older build, in one run.
-#   tests/operation/canvas-on-gpu.sh BUNDLE BENCH NEW_MODULE_DIR [OLD_MODULE_DIR]
+#   tests/gpu/canvas-on-gpu.sh BUNDLE BENCH NEW_MODULE_DIR [OLD_MODULE_DIR]
 # BUNDLE: the GIMP 3 bundle (../shared/tools/gimp-gpu/make-gimp3-bundle.sh);
 # BENCH: tests/operation/canvas-bench and each MODULE_DIR's
-# cuda-gaussian-blur.so built in that bundle's chroot (tests/gimp3-chroot.sh
+# cuda-gaussian-blur.so built in that bundle's chroot (tests/env/gimp3-chroot.sh
 # 3.0, configure --with-gimp=no --with-cuda-arch=90).  Tables go to $OUT
 # (default /tmp/out): u8 and u16 rendered as GIMP's canvas does (level 0,
 # the viewport first, then the rest of the layer, in GIMP's chunks), no
