@@ -9,7 +9,7 @@ step_packages () {
     locales fonts-nanum valgrind clang libclang-rt-14-dev libgs-common icc-profiles-free gegl python3-gi
     gir1.2-gegl-0.4 universal-ctags nvidia-cuda-toolkit-gcc"
   local nonfree=/etc/apt/sources.list.d/debian-contrib-non-free.sources missing l regen=""
-  [ -f $nonfree ] || printf '%s\n' 'Types: deb' "URIs: $(tests/gimp3-chroot.sh --mirror)" \
+  [ -f $nonfree ] || printf '%s\n' 'Types: deb' "URIs: $(tests/env/gimp3-chroot.sh --mirror)" \
     'Suites: bookworm bookworm-updates' 'Components: contrib non-free' \
     'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >$nonfree
   missing=$(for p in $packages; do
@@ -35,7 +35,7 @@ step_autogen () {
 step_build () {
   needs configure autogen || return 1
   build_tree _build --with-cuda-arch=75
-  logged _ci/needed.log tests/check-needed.sh _build
+  logged _ci/needed.log tests/install/check-needed.sh _build
   check "the default configure targets every architecture nvcc knows from sm_60 on" default_targets
 }
 default_targets () {
@@ -58,17 +58,17 @@ step_shape () {
 step_cpu_build () {
   wait_for autogen
   build_tree _build-cpu --without-cuda --with-gimp=no || return 1
-  logged _build-cpu/needed.log tests/check-needed.sh _build-cpu
+  logged _build-cpu/needed.log tests/install/check-needed.sh _build-cpu
   echo "== the GEGL operation (GEGL-only build) through the gegl tool, libfftw3f hidden"
-  logged _build-cpu/gegl-cli.log tests/without-fftw3f.sh /usr/bin/python3 tests/operation/gegl_cli_test.py \
+  logged _build-cpu/gegl-cli.log tests/env/without-fftw3f.sh /usr/bin/python3 tests/operation/gegl_cli_test.py \
     _build-cpu/operation _build-cpu/gegl-cli
 }
 
 step_sanitizers () {
   build_tree _build-asan --without-cuda --with-gimp=no --without-gegl-module --enable-sanitizers
-  needs _build-cpu/tests/test-engine cpu-build &&
-    check "valgrind memcheck (CPU backend)" bash tests/valgrind-check.sh _build-cpu
-  check "fuzz the engine (60 s)" env BUILD=_build-fuzz bash tests/fuzz-run.sh 60
+  needs _build-cpu/tests/engine/test-engine cpu-build &&
+    check "valgrind memcheck (CPU backend)" bash tests/engine/valgrind-check.sh _build-cpu
+  check "fuzz the engine (60 s)" env BUILD=_build-fuzz bash tests/engine/fuzz-run.sh 60
 }
 
 # The tarball builds and passes its own tests, with the newest machine code.

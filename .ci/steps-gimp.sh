@@ -48,8 +48,8 @@ step_gimp2_robustness () {
 
 # ---- GIMP 3.0 and 3.2, each in its chroot --------------------------------
 gimp3_chroot () { # VERSION: made once, then reused
-  tests/gimp3-chroot.sh "$1" true >"_ci/chroot$1.log" 2>&1 || { cat "_ci/chroot$1.log"; return 1; }
-  tests/gimp3-chroot.sh "$1"
+  tests/env/gimp3-chroot.sh "$1" true >"_ci/chroot$1.log" 2>&1 || { cat "_ci/chroot$1.log"; return 1; }
+  tests/env/gimp3-chroot.sh "$1"
 }
 step_gimp3_0_chroot () { check "the GIMP 3.0 chroot" gimp3_chroot 3.0; }
 step_gimp3_2_chroot () { check "the GIMP 3.2 chroot" gimp3_chroot 3.2; }
@@ -60,7 +60,7 @@ gimp3_batch () { # VERSION
   wait_for autogen
   gimp_suite run-batch-tests.sh "$1" "_ci/gimp$1.log"
   gimp_suite warm-process-test.sh "$1" "_ci/gimp$1-warm.log" "/build-gimp$1"
-  logged "_ci/needed$1.log" tests/gimp3-chroot.sh "$1" /src/tests/check-needed.sh \
+  logged "_ci/needed$1.log" tests/env/gimp3-chroot.sh "$1" /src/tests/install/check-needed.sh \
     "/build-gimp$1/plugin/cuda-gaussian-blur" "/build-gimp$1/operation/cuda-gaussian-blur.so"
 }
 step_gimp3_0_batch () { gimp3_batch 3.0; }
@@ -69,7 +69,7 @@ step_gimp3_2_batch () { gimp3_batch 3.2; }
 # Merged, appended and saved in XCF, reopened; the procedure through it
 # and without it; single-precision FFTW hidden, as in the Flatpak GIMP.
 gimp3_operation () { # VERSION
-  WRAP=tests/without-fftw3f.sh gimp_suite tests/operation/run-gimp-op-tests.sh "$1" "_ci/operation$1.log" \
+  WRAP=tests/env/without-fftw3f.sh gimp_suite tests/operation/run-gimp-op-tests.sh "$1" "_ci/operation$1.log" \
     "/build-gimp$1"
 }
 step_gimp3_0_operation () { gimp3_operation 3.0; }
@@ -103,7 +103,7 @@ step_forky_default () {
   check "Debian forky: the default configure builds and passes make check" forky_default_build
 }
 forky_default_build () {
-  tests/gimp3-chroot.sh 3.2 sh -c '
+  tests/env/gimp3-chroot.sh 3.2 sh -c '
     cd /build-gimp3.2 || { echo "no /build-gimp3.2: run .ci/run gimp3.2-batch first"; exit 1; }
     grep -E "^ *CUDA backend:" configure.out
     grep -q -E "^ *CUDA backend: +(yes|no: .+)" configure.out || { echo "summary gives no reason"; exit 1; }
@@ -116,6 +116,6 @@ forky_default_build () {
 # toolkit brought here (too old for the build's CUDA 13 runtime).
 step_driver_messages () {
   wait_for build
-  needs _build/tests/bench build || return 1
-  logged _ci/driver-messages.log tests/driver-messages.sh _build
+  needs _build/tests/benchmarks/bench build || return 1
+  logged _ci/driver-messages.log tests/install/driver-messages.sh _build
 }

@@ -7,10 +7,10 @@
 # 12 package and the 2.10 release tarball, installed and tested; both
 # tarballs' binaries checked.
 step_gimp2_installs () {
-  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 2 _ci/quickstart2.log
+  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/install/quickstart-test.sh 2 _ci/quickstart2.log
   wait_for cpu-build
   needs _build/Makefile build && needs _build-cpu/Makefile cpu-build &&
-    logged _ci/install-user.log tests/install-user-test.sh _build _build-cpu
+    logged _ci/install-user.log tests/install/install-user-test.sh _build _build-cpu
   wait_for debian-build
   check "Debian 12 package (GIMP 2.10): installed, batch tests on the installed copy" debian_test_12
   release_test 2.10
@@ -18,15 +18,15 @@ step_gimp2_installs () {
 # GIMP 3.0 in Debian 13: the same, its Debian package, the GIMP 3 tarball
 # (--system too).
 step_gimp3_0_installs () {
-  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 3.0 _ci/quickstart3.0.log
-  logged _ci/install-user3.0.log tests/gimp3-chroot.sh 3.0 /src/tests/install-user-test.sh /build-gimp3.0
+  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/install/quickstart-test.sh 3.0 _ci/quickstart3.0.log
+  logged _ci/install-user3.0.log tests/env/gimp3-chroot.sh 3.0 /src/tests/install/install-user-test.sh /build-gimp3.0
   wait_for debian-build
   check "Debian 13 package (GIMP 3.0): installed, batch tests on the installed copy" debian_test_13
   release_test 3.0
 }
 # GIMP 3.2 in forky: quickstart and the GIMP 3 tarball.
 step_gimp3_2_installs () {
-  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/quickstart-test.sh 3.2 _ci/quickstart3.2.log
+  CONFIGURE_FLAGS=--without-cuda gimp_suite tests/install/quickstart-test.sh 3.2 _ci/quickstart3.2.log
   release_test 3.2
 }
 
@@ -52,7 +52,7 @@ debian_build_12 () {
 }
 debian_build_13 () {
   deb_copy "$deb13"
-  tests/gimp3-chroot.sh 3.0 sh -c 'cd /tmp/cgb-deb/src && CONFIGURE_FLAGS=--with-cuda-arch=60 \
+  tests/env/gimp3-chroot.sh 3.0 sh -c 'cd /tmp/cgb-deb/src && CONFIGURE_FLAGS=--with-cuda-arch=60 \
       dpkg-buildpackage -b -us -uc >../build.log 2>&1 || { tail -n 40 ../build.log; exit 1; }
     grep -E "^ *CUDA backend: +yes \(/usr/bin/nvcc, CUDA 12\.4 " ../build.log && ls /tmp/cgb-deb/*.deb'
 }
@@ -62,7 +62,7 @@ debian_test_12 () {
   dpkg -i /tmp/cgb-deb/gimp-cuda-gaussian-blur_*.deb >/dev/null || return 1
   dpkg -L gimp-cuda-gaussian-blur | grep -E 'plug-ins/cuda-gaussian-blur/(cuda-gaussian-blur|locale/ko/.*\.mo)$'
   local rc=0
-  tests/check-needed.sh $(dpkg -L gimp-cuda-gaussian-blur | grep -E '/cuda-gaussian-blur(\.so)?$' \
+  tests/install/check-needed.sh $(dpkg -L gimp-cuda-gaussian-blur | grep -E '/cuda-gaussian-blur(\.so)?$' \
     | while read -r f; do [ -f "$f" ] && echo "$f"; done) || rc=1
   tests/gimp/run-batch-tests.sh 2 --installed >_ci/gimp2-deb.log 2>&1 || rc=1
   grep -E '^(PASS|FAIL)|passed, ' _ci/gimp2-deb.log
@@ -73,14 +73,14 @@ debian_test_12 () {
 debian_test_13 () {
   needs "$(ls "$deb13"/gimp-cuda-gaussian-blur_*.deb 2>/dev/null | head -n 1)" debian-build || return 1
   local rc=0
-  tests/gimp3-chroot.sh 3.0 sh -c 'dpkg -i /tmp/cgb-deb/gimp-cuda-gaussian-blur_*.deb >/dev/null &&
+  tests/env/gimp3-chroot.sh 3.0 sh -c 'dpkg -i /tmp/cgb-deb/gimp-cuda-gaussian-blur_*.deb >/dev/null &&
     dpkg -L gimp-cuda-gaussian-blur | grep -E "gimp/3.0/plug-ins/cuda-gaussian-blur/(cuda-gaussian-blur|locale/ko/.*\.mo)$" &&
-    /src/tests/check-needed.sh $(dpkg -L gimp-cuda-gaussian-blur | grep -E "/cuda-gaussian-blur(\.so)?$" |
+    /src/tests/install/check-needed.sh $(dpkg -L gimp-cuda-gaussian-blur | grep -E "/cuda-gaussian-blur(\.so)?$" |
       while read -r f; do [ -f "$f" ] && echo "$f"; done)' || rc=1
   tests/gimp/run-batch-tests.sh 3.0 --installed >_ci/gimp3.0-deb.log 2>&1 || rc=1
   grep -E '^(PASS|FAIL)|passed, ' _ci/gimp3.0-deb.log
   add_counts _ci/gimp3.0-deb.log
-  tests/gimp3-chroot.sh 3.0 dpkg -r gimp-cuda-gaussian-blur >/dev/null
+  tests/env/gimp3-chroot.sh 3.0 dpkg -r gimp-cuda-gaussian-blur >/dev/null
   return $rc
 }
 
@@ -108,10 +108,10 @@ release_tarballs () { # both series at once: each build is mostly one long nvcc 
   return $rc
 }
 # The tarballs as a user gets them, where GIMP VERSION runs
-# (tests/release/release-test.sh).
+# (tests/install/release-test.sh).
 release_test () { # VERSION
   wait_for release-build
   needs "$(ls _release/*-gimp3.tar.xz 2>/dev/null | head -n 1)" release-build || return 1
   echo "== the release tarballs as a user gets them, GIMP $1"
-  logged "_ci/release-test$1.log" tests/release/release-test.sh _release "$1"
+  logged "_ci/release-test$1.log" tests/install/release-test.sh _release "$1"
 }

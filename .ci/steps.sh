@@ -78,16 +78,17 @@ needs () { # FILE WHAT: a step's input from an earlier step
   [ -e "$1" ] && return 0
   echo "!! ${1:-the output of $2} is missing: run .ci/run $2 first"; failed=$((failed + 1)); return 1
 }
-tally () { # the engine suites of a build, the pixel path's where the plug-in
-  # is built, and the operation's cache regions where the module is
+tally () { # the engine suites of a build, install.sh's series logic, the pixel
+  # path's where the plug-in is built, the operation's cache regions where the module is
   local log
-  for log in "$1"/tests/engine-*.log; do
+  add_counts "$1/tests/install/install-series-test.log"
+  for log in "$1"/tests/engine/engine-*.log; do
     [ -f "$log" ] || { echo "!! no test logs in $1"; failed=$((failed + 1)); continue; }
     add_counts "$log"
     grep -q '^skipped:' "$log" && skipped=$((skipped + 1))
   done
   if grep -q '^GIMP_USER_VERSION = [0-9]' "$1/Makefile" 2>/dev/null; then
-    log=$1/tests/test-pixel-path.log
+    log=$1/tests/gimp/test-pixel-path.log
     if grep -q '^skipped:' "$log" 2>/dev/null; then skipped=$((skipped + 1)); else add_counts "$log"; fi
   fi
   if [ -f "$1/operation/cuda-gaussian-blur.so" ]; then
@@ -101,7 +102,7 @@ build_tree () { # DIR CONFIGURE-ARGS...: configure, make, make check, tally
     || { echo "!! the build in $dir failed"; tail -n 30 "$dir/make.out" 2>/dev/null; failed=$((failed + 1)); return 1; }
   (cd "$dir" && make -j"$(nproc)" check 2>&1 | grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):|^# ')
   tally "$dir"
-  grep -h -E '^(skipped|FAIL)' "$dir"/tests/*.log 2>/dev/null | head -n 50
+  grep -h -E '^(skipped|FAIL)' "$dir"/tests/*/*.log 2>/dev/null | head -n 50
 }
 gimp_suite () { # script (in tests/gimp/, or a path), version, log, args...
   local script=$1 version=$2 log=$3; shift 3

@@ -65,7 +65,7 @@ for series in ${*:-gimp3 gimp2.10}; do
   name=cuda-gaussian-blur-$version-linux-x86_64-$series
   echo "== $name"
   case $series in
-    gimp3) "$top/tests/gimp3-chroot.sh" 3.0 env ${RELEASE_CONFIGURE_FLAGS:+RELEASE_CONFIGURE_FLAGS="$RELEASE_CONFIGURE_FLAGS"} \
+    gimp3) "$top/tests/env/gimp3-chroot.sh" 3.0 env ${RELEASE_CONFIGURE_FLAGS:+RELEASE_CONFIGURE_FLAGS="$RELEASE_CONFIGURE_FLAGS"} \
              sh /src/release/make-release.sh --build gimp3 /build-release-gimp3 "/src/_release/$name" ;;
     # Debian's toolkit even where NVIDIA's is installed too (configure then
     # points nvcc at Debian's headers, the Makefile at its ptxas).

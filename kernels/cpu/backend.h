@@ -20,8 +20,9 @@
 #include <stddef.h>
 
 /* The x86 loops (AVX2+FMA, AVX-512) are built: configure decides in the
- * Automake build (config.h); a build by hand without config.h (tests/
- * fuzz-run.sh, tests/gpu-check.sh) builds them on any x86 GCC or clang. */
+ * Automake build (config.h); a build by hand without config.h
+ * (tests/engine/fuzz-run.sh, tests/gpu/gpu-check.sh) builds them on any x86
+ * GCC or clang. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #elif defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))

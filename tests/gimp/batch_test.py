@@ -101,7 +101,7 @@ def read(path):
 # profiles in its filters: there the sRGB curve stays (the same pixels, the
 # profile ignored).
 # ICC_PROFILE_DIRS (folders, ':' between them) are searched first: the GPU
-# machine has no ICC profiles of its own (tests/gpu-check.sh brings them).
+# machine has no ICC profiles of its own (tests/gpu/gpu-check.sh brings them).
 PROFILE_DIRS = [d for d in os.environ.get("ICC_PROFILE_DIRS", "").split(":") if d] + [
     "/usr/share/color/icc/ghostscript", "/usr/share/color/icc"]
 PROFILES = {              # name: file (Debian: libgs-common, icc-profiles-free)

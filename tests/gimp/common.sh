@@ -5,7 +5,7 @@
 
 # gimp_version ARG: sets version (2, 3.0 or 3.2), major (2 or 3) and release
 # (what GIMP says of itself).  GIMP 2.10
-# is this machine's; GIMP 3.x runs in a Debian chroot (tests/gimp3-chroot.sh).
+# is this machine's; GIMP 3.x runs in a Debian chroot (tests/env/gimp3-chroot.sh).
 gimp_version () {
   case $1 in
     2|2.10) version=2; major=2 ;;
@@ -21,7 +21,7 @@ gimp_version () {
 gimp_release () {
   if [ "$major" = 2 ]; then timeout 60 ${GIMP2_CONSOLE:-gimp-console-2.10} --version 2>/dev/null
   elif [ -n "${GIMP3_CONSOLE:-}" ]; then timeout 60 "$GIMP3_CONSOLE" --version 2>/dev/null
-  else GIMP3_CHROOT_BIND= timeout 600 "$top/tests/gimp3-chroot.sh" "$version" "$(gimp_binary console)" --version
+  else GIMP3_CHROOT_BIND= timeout 600 "$top/tests/env/gimp3-chroot.sh" "$version" "$(gimp_binary console)" --version
   fi | tail -n 1
 }
 
@@ -37,7 +37,7 @@ gimp_binary () {
 
 gimp_where () {
   if [ "$major" = 2 ] || [ -n "${GIMP3_CONSOLE:-}" ]; then echo "on this machine"
-  else echo "in the chroot of tests/gimp3-chroot.sh $version"; fi
+  else echo "in the chroot of tests/env/gimp3-chroot.sh $version"; fi
 }
 
 # gimprc_quiet PROFILE: no tips, no restored session, no welcome window
@@ -57,7 +57,7 @@ GIMP_RUN_LIMIT=${GIMP_RUN_LIMIT:-900}
 # GIMP and its plug-ins too).
 in_gimp3 () {
   if [ -n "${GIMP3_CONSOLE:-}" ]; then timeout -k 10 "$GIMP_RUN_LIMIT" sh -c "$2"
-  else GIMP3_CHROOT_BIND=$1 timeout -k 10 "$GIMP_RUN_LIMIT" "$top/tests/gimp3-chroot.sh" "$version" sh -c "$2"
+  else GIMP3_CHROOT_BIND=$1 timeout -k 10 "$GIMP_RUN_LIMIT" "$top/tests/env/gimp3-chroot.sh" "$version" sh -c "$2"
   fi
 }
 

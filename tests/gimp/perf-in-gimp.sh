@@ -5,7 +5,7 @@
 #                                           and its copy-only twin built in BUILDDIR
 #                                           (configured for GIMP 2; made here if missing)
 #   tests/gimp/perf-in-gimp.sh 3.0|3.2      GIMP 3.0 or 3.2 in its Debian chroot
-#                                           (tests/gimp3-chroot.sh), built there
+#                                           (tests/env/gimp3-chroot.sh), built there
 #
 # For each format (8-bit gray, 8-bit RGBA; a photo-like SIZE² picture loaded
 # once per GIMP process) and each sigma, it times these applied to the same

@@ -5,7 +5,7 @@
 #   tests/gimp/run-batch-tests.sh 2 --installed   GIMP 2.10 with the plug-in installed
 #                                              system-wide (the Debian package)
 #   tests/gimp/run-batch-tests.sh 3.0|3.2      GIMP 3.0 or 3.2 in its Debian chroot
-#                                              (tests/gimp3-chroot.sh), built there
+#                                              (tests/env/gimp3-chroot.sh), built there
 #                                              afresh in /build-gimp3.x
 #   tests/gimp/run-batch-tests.sh 3.0 /FOLDER   that chroot's GIMP, with the plug-in an
 #                                              earlier suite built in /FOLDER there
@@ -20,7 +20,7 @@
 #                                              GIMP sees it: XDG_CONFIG_HOME and XDG_DATA_HOME
 #                                              in DIR/.var/app/org.gimp.GIMP
 # Prints one line per case and ends with "N passed, N failed".  GIMP
-# elsewhere (the GPU machine's relocatable bundles, tests/gpu-check.sh):
+# elsewhere (the GPU machine's relocatable bundles, tests/gpu/gpu-check.sh):
 # GIMP2_CONSOLE or GIMP3_CONSOLE names its gimp-console (the bundle's
 # run-gimp.sh), PYTHON a python3 with numpy and Pillow.
 set -u

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The GEGL operation cuda:gaussian-blur in real GIMP 3 (in its Debian chroot,
-# tests/gimp3-chroot.sh), and the procedure through it:
+# tests/env/gimp3-chroot.sh), and the procedure through it:
 #   tests/operation/run-gimp-op-tests.sh 3.0|3.2 [-|DIR]
 # Builds the plug-in and the operation in /build-gimp3.x (or takes those an
 # earlier suite built in DIR of the chroot), installs the

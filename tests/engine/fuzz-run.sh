@@ -1,0 +1,60 @@
+#!/bin/sh
+# Builds tests/engine/fuzz-engine.c with clang's libFuzzer, ASan and UBSan
+# and runs it for SECONDS (default 60) from the seed corpus in
+# tests/engine/fuzz-corpus/ (new inputs go to a scratch copy, not into the
+# repository).  Prints
+#   fuzz: N runs, 0 crashes
+# and exits 0, or prints the crash and the input that caused it (kept in
+# $BUILD, default build-fuzz/) and exits 1.  Needs clang and its runtime
+# (Debian 12: apt-get install clang libclang-rt-14-dev).
+#   tests/engine/fuzz-run.sh [SECONDS]
+set -u
+cd "$(dirname "$0")/../.."
+seconds=${1:-60}
+case $seconds in ''|*[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;; esac
+BUILD=${BUILD:-build-fuzz}
+CLANG=${CLANG:-clang}
+mkdir -p "$BUILD"
+rm -rf "$BUILD/corpus" && mkdir -p "$BUILD/corpus"
+
+# The CPU loops of each x86 instruction set with that set's flags (as
+# Makefile.am builds them); kernels/cpu/backend.h then calls them by itself.
+FLAGS="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wall -Wextra -Ikernels"
+loops=
+case $(uname -m) in
+  x86_64|i?86)
+    $CLANG $FLAGS -fsanitize=fuzzer-no-link -mavx2 -mfma -c kernels/cpu/loops-avx2.c \
+        -o "$BUILD/loops-avx2.o" \
+      && $CLANG $FLAGS -fsanitize=fuzzer-no-link -mavx512f -mavx512bw -mavx512vl -mavx2 -mfma \
+        -c kernels/cpu/loops-avx512.c -o "$BUILD/loops-avx512.o" \
+      || { echo "fuzz: the build failed"; exit 1; }
+    loops="$BUILD/loops-avx2.o $BUILD/loops-avx512.o" ;;
+esac
+# The engine without CUDA (gblur-nocuda.c) and without FFTW: every other unit.
+engine=
+for f in kernels/*.c kernels/cpu/*.c; do
+  case $f in kernels/cpu/fft*.c|kernels/cpu/loops-avx*.c) continue ;; esac
+  engine="$engine $f"
+done
+$CLANG $FLAGS -fsanitize=fuzzer -Itests/engine tests/engine/fuzz-engine.c tests/engine/reference.c $engine \
+    $loops -lpthread -lm -o "$BUILD/fuzz-engine" \
+  || { echo "fuzz: the build failed"; exit 1; }
+
+# One job; timeouts and memory as crashes too (-timeout per input).
+"$BUILD/fuzz-engine" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$BUILD/" \
+    "$BUILD/corpus" tests/engine/fuzz-corpus >"$BUILD/fuzz.log" 2>&1
+rc=$?
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$BUILD/fuzz.log" | tail -n 1)
+if [ $rc -ne 0 ]; then
+  grep -E -A 25 'fuzz-engine:|ERROR: |runtime error|deadly signal|timeout' "$BUILD/fuzz.log" | head -n 60
+  ls "$BUILD"/crash-* "$BUILD"/timeout-* "$BUILD"/oom-* 2>/dev/null
+  echo "fuzz: ${runs:-?} runs, 1 crash (exit $rc; log $BUILD/fuzz.log)"
+  exit 1
+fi
+if [ -z "$runs" ]; then
+  tail -n 20 "$BUILD/fuzz.log"
+  echo "fuzz: no statistics in $BUILD/fuzz.log"
+  exit 1
+fi
+echo "fuzz: $runs runs, 0 crashes"

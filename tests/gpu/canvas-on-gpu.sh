@@ -1,0 +1,48 @@
+#!/bin/sh
+# On the GPU machine: the canvas benchmark inside the GIMP 3 bundle's GEGL,
+# the operation as built here beside an older build, in one run.
+#   tests/gpu/canvas-on-gpu.sh BUNDLE BENCH NEW_MODULE_DIR [OLD_MODULE_DIR]
+# BUNDLE: the GIMP 3 bundle (../shared/tools/gimp-gpu/make-gimp3-bundle.sh);
+# BENCH: tests/operation/canvas-bench and each MODULE_DIR's
+# cuda-gaussian-blur.so built in that bundle's chroot (tests/env/gimp3-chroot.sh
+# 3.0, configure --with-gimp=no --with-cuda-arch=90).  Tables go to $OUT
+# (default /tmp/out): u8 and u16 rendered as GIMP's canvas does (level 0,
+# the viewport first, then the rest of the layer, in GIMP's chunks), no
+# filter and gegl:gaussian-blur beside ours, each canvas checked against a
+# whole-layer render; the old module's rows; then merges and one-request
+# renders, new and old alternately.
+set -u
+bundle=${1:?usage: canvas-on-gpu.sh BUNDLE BENCH NEW_MODULE_DIR [OLD_MODULE_DIR]}
+bench=${2:?BENCH}
+new=$(cd "${3:?NEW_MODULE_DIR}" && pwd) || exit 1
+old=${4:+$(cd "$4" && pwd)}
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+[ -x /opt/gimp3/run-gimp.sh ] || tar -xJf "$bundle" -C /opt || exit 1
+# The bundle's own copy of the operation would shadow the one measured.
+rm -f /opt/gimp3/lib/gegl-0.4/cuda-gaussian-blur.so
+cp "$bench" /tmp/canvas-bench && /opt/gimp3/patch-plugin.sh /tmp/canvas-bench >/dev/null || exit 1
+export BABL_PATH=/opt/gimp3/lib/babl-0.1 GCONV_PATH=/opt/gimp3/lib/gconv
+G=/opt/gimp3/lib/gegl-0.4
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+failed=0
+run () { # NAME MODULE_DIR ARGS...: one table
+  name=$1 dir=$2; shift 2
+  echo "== $name $(date +%T)"
+  GEGL_PATH=$dir:$G /tmp/canvas-bench "$@" >"$OUT/$name.md" 2>"$OUT/$name.err" || failed=$((failed + 1))
+  grep -E 'passed, ' "$OUT/$name.md"
+}
+run new-u8 "$new" --check
+run new-u16 "$new" --check --depth 16
+run new-u8-corner "$new" --check --corner --op cuda:gaussian-blur --ref cuda:gaussian-blur --zoom 1
+if [ -n "$old" ]; then
+  run old-u8 "$old" --op cuda:gaussian-blur --ref cuda:gaussian-blur
+  run old-u16 "$old" --op cuda:gaussian-blur --ref cuda:gaussian-blur --depth 16
+fi
+for r in 1 2; do
+  run merge-new-$r "$new" --merge --steps 3 --op cuda:gaussian-blur
+  [ -n "$old" ] && run merge-old-$r "$old" --merge --steps 3 --op cuda:gaussian-blur
+done
+for f in "$OUT"/*.md; do echo "### ${f##*/}"; cat "$f"; done
+echo "$failed tables failed"
+[ "$failed" -eq 0 ]
