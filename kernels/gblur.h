@@ -3,7 +3,7 @@
  * This header is the whole public API.  It knows nothing of GIMP, GTK or CUDA:
  * the plug-in, the dialog's preview, the tests and the benchmark all call it.
  *
- * Definition of the blur (every backend computes this, see README.md), for
+ * Definition of the blur (every backend computes this, see docs/blur.md), for
  * each axis with its sigma (gblur_params: one for both, or sigma_x across
  * the rows and sigma_y down the columns):
  *   radius r = ceil(3 * sigma); weights w[k] = exp(-k^2 / (2 sigma^2)) for
