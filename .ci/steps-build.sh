@@ -66,6 +66,7 @@ step_cpu_build () {
 
 step_sanitizers () {
   build_tree _build-asan --without-cuda --with-gimp=no --without-gegl-module --enable-sanitizers
+  wait_for cpu-build
   needs _build-cpu/tests/engine/test-engine cpu-build &&
     check "valgrind memcheck (CPU backend)" bash tests/engine/valgrind-check.sh _build-cpu
   check "fuzz the engine (60 s)" env BUILD=_build-fuzz bash tests/engine/fuzz-run.sh 60

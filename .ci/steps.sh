@@ -2,8 +2,9 @@
 # step_NAME (dots and dashes as underscores) that counts its checks.
 # A whole run runs the lanes side by side: main (this machine's GIMP 2.10),
 # 3.0 and 3.2 (their chroots), release and builds (builds that no GIMP of
-# this machine's sees; the release first, which the installs wait for).  Within a lane the steps run in this order;
-# a step that needs another lane's output waits for it (wait_for).
+# this machine's sees; the release first, which the installs wait for).
+# Within a lane the steps run in this order; a step that needs another
+# lane's output waits for it (wait_for).
 STEPS="
 packages            main    the packages a fresh Debian 12 lacks, the locales the GUI tests use
 autogen             main    configure and the Makefiles, which every build of this tree uses
