@@ -82,7 +82,7 @@ needs () { # FILE WHAT: a step's input from an earlier step
 tally () { # the engine suites of a build, install.sh's series logic, the pixel
   # path's where the plug-in is built, the operation's cache regions where the module is
   local log
-  add_counts "$1/tests/install/install-series-test.log"
+  add_counts "$1/tests/install/install-series-test.sh.log"
   for log in "$1"/tests/engine/engine-*.log; do
     [ -f "$log" ] || { echo "!! no test logs in $1"; failed=$((failed + 1)); continue; }
     add_counts "$log"
