@@ -44,19 +44,22 @@ lane_steps () { echo "$STEPS" | awk -v l="$1" '$2 == l { print $1 }'; }
 lane_of () { echo "$STEPS" | awk -v s="$1" '$1 == s { print $2 }'; }
 
 passed=0 failed=0 skipped=0 timings=""
-cpu_seconds () { # CPU seconds of this shell's finished children (times in this shell, not a pipe's)
-  times >"_ci/times.$BASHPID"
-  awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' \
-    "_ci/times.$BASHPID"
+cpu_now=0
+mark_cpu () { # cpu_now: CPU seconds of this shell's finished children (times here, not in a $(...))
+  local f=_ci/times.$BASHPID
+  times >"$f"
+  cpu_now=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+    printf "%d", t }' "$f")
 }
 run_step () { # NAME: runs it, lists its seconds (wall and CPU), marks it done
   local t0 c0 now
-  t0=$(date +%s) c0=$(cpu_seconds)
+  mark_cpu; t0=$(date +%s) c0=$cpu_now
   echo "======== $1"
   "step_$(echo "$1" | tr .- __)"
   now=$(date +%s)
   echo "   ($((now - t0)) s)"
-  timings="$timings$(printf '%6d s %6d s CPU  %-8s %s' $((now - t0)) $(( $(cpu_seconds) - c0 )) "$(lane_of "$1")" "$1")
+  mark_cpu
+  timings="$timings$(printf '%6d s %6d s CPU  %-8s %s' $((now - t0)) $((cpu_now - c0)) "$(lane_of "$1")" "$1")
 "
   touch "_ci/$1.done"
 }
