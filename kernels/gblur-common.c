@@ -179,6 +179,14 @@ gblur_linear_to_srgb (double l)
                                      : GBLUR_SRGB_SCALE * pow (l, 1.0 / GBLUR_SRGB_GAMMA) - GBLUR_SRGB_OFFSET;
 }
 
+/* The curve's derivative d sRGB / d linear (at 0: the linear part's). */
+double
+gblur_linear_to_srgb_slope (double l)
+{
+  return l <= GBLUR_SRGB_ENCODE_KNEE ? GBLUR_SRGB_SLOPE
+                                     : GBLUR_SRGB_SCALE / GBLUR_SRGB_GAMMA * pow (l, 1.0 / GBLUR_SRGB_GAMMA - 1.0);
+}
+
 static gblur_srgb_tables srgb_tables;
 static pthread_once_t    srgb_tables_once = PTHREAD_ONCE_INIT;
 
@@ -209,6 +217,8 @@ srgb_tables_build (void)
         code++;
       srgb_tables.encode_u16_bin[i] = (unsigned short) code;
     }
+  for (int i = 0; i <= GBLUR_SLOPE_BINS; i++)
+    srgb_tables.slope_u16[i] = (float) (65535.0 * gblur_linear_to_srgb_slope ((double) i / GBLUR_SLOPE_BINS));
 }
 
 const gblur_srgb_tables *

@@ -153,10 +153,14 @@ gblur_job_isotropic (const gblur_job *job)
 #define GBLUR_SRGB_GAMMA       2.4
 double gblur_srgb_to_linear (double v);
 double gblur_linear_to_srgb (double l);
+double gblur_linear_to_srgb_slope (double l);
 
 /* Bins of the u16 encoding table: narrower than the closest two u16
  * thresholds (1/(65535 * 12.92) on the curve's linear part). */
 #define GBLUR_U16_BINS (1 << 20)
+
+/* Bins of the u16 slope table: linear light [0, 1] in equal steps. */
+#define GBLUR_SLOPE_BINS 1024
 
 /* Lookup tables, built once (thread-safe). */
 typedef struct {
@@ -167,6 +171,8 @@ typedef struct {
   unsigned char encode_u8_bin[4097]; /* the code of linear k/4096 */
   float encode_u16_next[65536];   /* where u16 code k + 1 starts, then +inf */
   unsigned short encode_u16_bin[GBLUR_U16_BINS + 1]; /* the u16 code of linear k/GBLUR_U16_BINS */
+  float slope_u16[GBLUR_SLOPE_BINS + 1]; /* u16 levels per unit of linear light at k/GBLUR_SLOPE_BINS:
+                                            the curve's steepest over bin k (it flattens) */
 } gblur_srgb_tables;
 
 /* Linear [0,1] -> sRGB u8 code, rounded to nearest in the encoded space.

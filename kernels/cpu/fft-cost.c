@@ -53,10 +53,12 @@ direct_pass_cost (int radius)
 }
 
 static double
-precision_cost (const gblur_job *job)
+precision_cost (const gblur_job *job, int ny, int nx)
 {
   if (!gblur_fft_needs_precision (job))
     return 1.0;
+  if (gblur_fft_bounded_applies (job, ny, nx))
+    return CPU_FFT_COST_BOUNDED;
   return gblur_fft_divides_by_alpha (job) && job->src->sample == GBLUR_U8 ? CPU_FFT_COST_MOSTLY_SINGLE
                                                                           : CPU_FFT_COST_DOUBLE;
 }
@@ -74,7 +76,7 @@ gblur_fft_expected_faster (const gblur_job *job, double tap_cost, int threads)
   double direct = (direct_pass_cost (ry) + direct_pass_cost (rx)) * tap_cost
                   * (threads > 2 ? pow (threads / 2.0, CPU_THREAD_EXPONENT) : 1.0);
 
-  return fft * precision_cost (job) < direct;
+  return fft * precision_cost (job, ny, nx) < direct;
 }
 
 #endif /* HAVE_FFTW */

@@ -42,6 +42,11 @@
  * transforms two at a time. */
 #define BLOCK_FLOATS 16
 
+/* Double-precision outputs under this times their line's largest input
+ * are summed again directly: the transforms' error is no longer small
+ * beside them (fft-line.c). */
+#define ALPHA_FLOOR 1e-6
+
 /* ---- Plans (fft-plans.c) ---- */
 
 typedef struct fft_plans {
@@ -105,6 +110,13 @@ typedef struct {
   int                      single_first; /* precise, but single precision for the
                                             pixels whose alphas allow it: 8-bit
                                             data divided by alpha */
+  int                      bounded;      /* precise 16-bit data: single precision,
+                                            outputs the bound cannot decide
+                                            summed again (fft-bounds.c) */
+  double                   rel_v;        /* bounded: each vertical output's error, of itself */
+  double                   err_y, err_x; /* bounded: the transforms' error, of the largest input */
+  float                    dark_v;       /* bounded: vertical outputs under this times
+                                            their largest input are summed again */
   size_t                   stride;       /* floats per row of img, >= reg.w * c */
   float                   *img;          /* the region in working floats; the
                                             vertical pass writes its outputs
@@ -119,11 +131,32 @@ typedef struct {
   fftw_complex           **spec;         /* precise: a line's spectrum */
   double                 **work;         /* precise: a line in double */
   int                    **nonzero;      /* repair: counts of non-zero pixels */
+  float                  **saved;        /* bounded: a block's lines as they were */
   float                  **out;          /* an output row */
   /* work sharing */
   pthread_mutex_t          lock;
   int                      next, end;    /* the next item, and the end */
 } fft_run;
+
+/* ---- Single precision with an error bound (fft-bounds.c) ---- */
+
+/* A single-precision convolution's error bound for length n, of the
+ * largest input of its pair of lines. */
+double gblur_fft_single_error (int n);
+/* Whether a job transforms in single precision with the bound (16-bit data
+ * that needs precision, transforms of lengths ny and nx). */
+int    gblur_fft_bounded_applies (const gblur_job *job, int ny, int nx);
+/* The run's thresholds, once its axes are planned. */
+void   gblur_fft_bounds_plan (fft_run *run);
+/* count lines (pitch floats apart, their inputs also in saved) convolved,
+ * every output within run->rel_v of itself. */
+void   gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, const float *saved,
+                                size_t pitch, int count, int worker);
+/* count rows of pixels (rows[r]: run->x.len pixels) convolved along x into
+ * channel lines (row r's channel ch at line r c + ch, pitch floats apart),
+ * every output pixel within the level budget. */
+void   gblur_fft_bounded_rows (const fft_run *run, float *lines, size_t pitch, const float *const *rows,
+                               int count, int worker);
 
 /* ---- The 1-D maths (fft-line.c) ---- */
 
@@ -137,6 +170,18 @@ void  gblur_fft_free_axis (fft_axis *a);
  * line[a->offset + i]. */
 void  gblur_fft_convolve_lines (const fft_run *run, const fft_axis *a, float *first, size_t pitch,
                                 int count, int worker, int precise);
+/* Output j of in (a->len samples, step floats apart) summed directly, the
+ * edges clamped. */
+float gblur_fft_direct_sum (const fft_axis *a, const float *in, size_t step, int j);
+/* nonzero[j + 1] - nonzero[0]: how many of the pixels 0..j of in (c
+ * channels, step floats apart, len pixels) have a channel that is not 0. */
+void  gblur_fft_count_nonzero (const float *in, size_t step, int c, int len, int *nonzero);
+/* Whether output j reaches an input pixel that is not 0. */
+int   gblur_fft_reaches_nonzero (const fft_axis *a, int j, const int *nonzero);
+/* Output j of c channel lines (out[ch][j]; inputs in[k step + ch]) summed
+ * again directly, or 0 where every input it reaches is 0. */
+void  gblur_fft_resum_output (const fft_axis *a, float *const *out, int c, const float *in, size_t step, int j,
+                              const int *nonzero);
 /* The largest |v[i]|, NaNs passed over. */
 float gblur_fft_largest_magnitude (const float *v, int n);
 /* Whether a pixel's lines (alphas `step` floats apart, largest: their

@@ -22,8 +22,8 @@
  * loops' float sums are.  The vertical pass's errors, each within 1e-7 of
  * its own alpha, go through the horizontal pass's positive taps within
  * 1e-7 of the final alpha; its re-summed outputs with no input are exact
- * zeros, which the horizontal pass then sees as such. */
-#define ALPHA_FLOOR 1e-6
+ * zeros, which the horizontal pass then sees as such.  (ALPHA_FLOOR:
+ * fft-internal.h.) */
 
 /* 8-bit data with premultiplied alpha transforms a pixel's lines in single
  * precision where every alpha they hold is at least SINGLE_ALPHA_FLOOR
@@ -281,10 +281,8 @@ gblur_fft_pixel_precise (const fft_run *run, const float *alpha, size_t step, in
 
 /* ---- Repair: outputs whose blurred alpha is under the FFT's error ---- */
 
-/* Output j of in (len samples, step floats apart) summed directly, the
- * edges clamped. */
-static float
-direct_sum (const fft_axis *a, const float *in, size_t step, int j)
+float
+gblur_fft_direct_sum (const fft_axis *a, const float *in, size_t step, int j)
 {
   double sum = 0.0;
 
@@ -293,10 +291,8 @@ direct_sum (const fft_axis *a, const float *in, size_t step, int j)
   return (float) sum;
 }
 
-/* nonzero[j + 1] - nonzero[0]: how many of the pixels 0..j of in (c
- * channels, step floats apart) have a channel that is not 0. */
-static void
-count_nonzero (const float *in, size_t step, int c, int len, int *nonzero)
+void
+gblur_fft_count_nonzero (const float *in, size_t step, int c, int len, int *nonzero)
 {
   nonzero[0] = 0;
   for (int j = 0; j < len; j++)
@@ -306,6 +302,24 @@ count_nonzero (const float *in, size_t step, int c, int len, int *nonzero)
         any |= in[(size_t) j * step + ch] != 0.0f;
       nonzero[j + 1] = nonzero[j] + any;
     }
+}
+
+int
+gblur_fft_reaches_nonzero (const fft_axis *a, int j, const int *nonzero)
+{
+  const int lo = clamp_int (j - a->radius, 0, a->len - 1), hi = clamp_int (j + a->radius, 0, a->len - 1);
+
+  return nonzero[hi + 1] != nonzero[lo];
+}
+
+void
+gblur_fft_resum_output (const fft_axis *a, float *const *out, int c, const float *in, size_t step, int j,
+                        const int *nonzero)
+{
+  const int any = gblur_fft_reaches_nonzero (a, j, nonzero);
+
+  for (int ch = 0; ch < c; ch++)
+    out[ch][j] = any ? gblur_fft_direct_sum (a, in + ch, step, j) : 0.0f;
 }
 
 /* One pixel's c channel lines after the transforms (output j of channel ch
@@ -325,17 +339,12 @@ gblur_fft_repair_pixel (const fft_axis *a, float *const *out, int c, const float
 
   for (int j = a->offset; j < end; j++)
     {
-      int lo, hi;
-
       if (fabsf (alpha[j]) >= alpha_floor)  /* false for NaN */
         continue;
       if (!counted)
-        count_nonzero (in, step, c, a->len, nonzero);
+        gblur_fft_count_nonzero (in, step, c, a->len, nonzero);
       counted = 1;
-      lo = clamp_int (j - a->radius, 0, a->len - 1);
-      hi = clamp_int (j + a->radius, 0, a->len - 1);
-      for (int ch = 0; ch < c; ch++)
-        out[ch][j] = nonzero[hi + 1] == nonzero[lo] ? 0.0f : direct_sum (a, in + ch, step, j);
+      gblur_fft_resum_output (a, out, c, in, step, j, nonzero);
     }
 }
 

@@ -51,6 +51,9 @@ plan_lengths (fft_run *run, const gblur_job *job)
   run->stride = round_up ((size_t) run->reg.w * run->c, BLOCK_FLOATS) | BLOCK_FLOATS;
   run->y = plan_axis (job->radius_y, run->reg.y0, run->reg.h, g->win_y, g->win_h);
   run->x = plan_axis (job->radius_x, run->reg.x0, run->reg.w, g->win_x, g->win_w);
+  run->bounded = gblur_fft_bounded_applies (job, run->y.n, run->x.n);
+  if (run->bounded)
+    gblur_fft_bounds_plan (run);
 }
 
 static size_t
@@ -85,7 +88,7 @@ region_bytes (const fft_run *run)
 static int
 uses_single (const fft_run *run)
 {
-  return !run->precise || run->single_first;
+  return !run->precise || run->single_first || run->bounded;
 }
 
 /* Bytes of a worker's buffers for the transforms. */
@@ -106,7 +109,8 @@ run_bytes (const fft_run *run, int workers)
   const size_t per_worker = (BLOCK_FLOATS * line_pitch (run) + (size_t) run->job->geo.win_w * run->c)
                             * sizeof (float)
                             + transform_bytes (run)
-                            + (run->repair ? (n + 1) * sizeof (int) : 0);
+                            + (run->repair || run->bounded ? (n + 1) * sizeof (int) : 0)
+                            + (run->bounded ? BLOCK_FLOATS * line_pitch (run) * sizeof (float) : 0);
 
   return region_bytes (run)
          + (size_t) (run->y.n + run->x.n) * (sizeof (double) + 2 * sizeof (float))
@@ -246,6 +250,13 @@ vertical_block (const fft_run *run, int b, int worker)
   float        largest[BLOCK_FLOATS];
 
   gather_columns (run, x, bw, lines);
+  if (run->bounded)
+    {
+      memcpy (run->saved[worker], lines, (size_t) bw * pitch * sizeof (float));
+      gblur_fft_bounded_lines (run, &run->y, lines, run->saved[worker], pitch, bw, worker);
+      scatter_columns (run, x, bw, lines);
+      return;
+    }
   for (int k = 0; k < bw; k++)
     largest[k] = run->repair ? gblur_fft_largest_magnitude (lines + (size_t) k * pitch, run->reg.h) : 0.0f;
   if (!run->single_first)
@@ -317,11 +328,33 @@ horizontal_pixel_row (const fft_run *run, int i, int worker)
   store_window_row (run, out, i);
 }
 
+/* Window rows i.. (count of them, at most 2) in single precision with the
+ * error bound (fft-bounds.c), a line per channel, into dst. */
+static void
+horizontal_bounded_rows (const fft_run *run, int i, int count, int worker)
+{
+  const int    c = run->c;
+  const size_t pitch = line_pitch (run);
+  float       *lines = run->lines[worker], *out = run->out[worker];
+  const float *rows[2];
+
+  for (int r = 0; r < count; r++)
+    rows[r] = region_row (run, i + r);
+  gblur_fft_bounded_rows (run, lines, pitch, rows, count, worker);
+  for (int r = 0; r < count; r++)
+    {
+      transpose (lines + (size_t) r * c * pitch + run->x.offset, pitch, out, (size_t) c, c, run->job->geo.win_w);
+      store_window_row (run, out, i + r);
+    }
+}
+
 /* Window rows i.. (count of them) into dst. */
 static void
 horizontal_rows (const fft_run *run, int i, int count, int worker)
 {
-  if (run->x.radius == 0)
+  if (run->x.radius > 0 && run->bounded)
+    horizontal_bounded_rows (run, i, count, worker);
+  else if (run->x.radius == 0)
     for (int r = i; r < i + count; r++)
       store_window_row (run, region_row (run, r) + (size_t) run->x.offset * run->c, r);
   else if (run->c == 1)
@@ -405,8 +438,8 @@ static int
 worker_ready (const fft_run *run, int w)
 {
   return run->lines[w] && (!uses_single (run) || (run->pair[w] && run->pair_spec[w]))
-         && (!run->precise || (run->spec[w] && run->work[w])) && (!run->repair || run->nonzero[w])
-         && run->out[w];
+         && (!run->precise || (run->spec[w] && run->work[w])) && (!(run->repair || run->bounded) || run->nonzero[w])
+         && (!run->bounded || run->saved[w]) && run->out[w];
 }
 
 /* Worker w's buffers, each library's from its own allocator (the
@@ -423,7 +456,8 @@ alloc_worker (fft_run *run, int w)
   run->pair_spec[w] = single ? fftwf_malloc (n * sizeof (fftwf_complex)) : NULL;
   run->spec[w] = precise ? fftw_malloc ((n / 2 + 1) * sizeof (fftw_complex)) : NULL;
   run->work[w] = precise ? fftw_malloc (n * sizeof (double)) : NULL;
-  run->nonzero[w] = run->repair ? malloc ((n + 1) * sizeof (int)) : NULL;
+  run->nonzero[w] = run->repair || run->bounded ? malloc ((n + 1) * sizeof (int)) : NULL;
+  run->saved[w] = run->bounded ? malloc (BLOCK_FLOATS * line_pitch (run) * sizeof (float)) : NULL;
   run->out[w] = fail ? NULL : malloc ((size_t) run->job->geo.win_w * run->c * sizeof (float));
   return worker_ready (run, w);
 }
@@ -442,9 +476,11 @@ alloc_run (fft_run *run, int threads)
   run->spec = calloc ((size_t) threads, sizeof *run->spec);
   run->work = calloc ((size_t) threads, sizeof *run->work);
   run->nonzero = calloc ((size_t) threads, sizeof *run->nonzero);
+  run->saved = calloc ((size_t) threads, sizeof *run->saved);
   run->out = calloc ((size_t) threads, sizeof *run->out);
   run->img = gblur_kept_alloc (run->img_kept, region_bytes (run), &run->img_bytes);
-  ok = run->lines && run->pair && run->pair_spec && run->spec && run->work && run->nonzero && run->out
+  ok = run->lines && run->pair && run->pair_spec && run->spec && run->work && run->nonzero && run->saved
+       && run->out
        && run->img;
   ok = ok && gblur_fft_prepare_axis (&run->y, job->weights_y) && gblur_fft_prepare_axis (&run->x, job->weights_x);
   for (int w = 0; ok && w < run->workers; w++)
@@ -463,6 +499,7 @@ free_run (fft_run *run, int threads)
       if (run->spec) fftw_free (run->spec[w]);
       if (run->work) fftw_free (run->work[w]);
       if (run->nonzero) free (run->nonzero[w]);
+      if (run->saved) free (run->saved[w]);
       if (run->out) free (run->out[w]);
     }
   free (run->lines);
@@ -471,6 +508,7 @@ free_run (fft_run *run, int threads)
   free (run->spec);
   free (run->work);
   free (run->nonzero);
+  free (run->saved);
   free (run->out);
   gblur_kept_give (run->img_kept, run->img, run->img_bytes);
   gblur_fft_free_axis (&run->y);

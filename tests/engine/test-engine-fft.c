@@ -316,3 +316,71 @@ test_fft_hard (void)
     }
   gblur_engine_free (engine);
 }
+
+/* ---- 16-bit data in single precision with the error bound (fft-bounds.c) ---- */
+
+/* A w x h 16-bit image for the bound, in 3 x 3 blocks of three kinds, so
+ * that rows and columns cross them all: bright (any code, opaque), a step
+ * from dark code k to k + 1 (outputs cross a rounding threshold near
+ * black), and, with alpha, nearly transparent (alpha 1 to 3, any colour;
+ * without, codes 0 to `dark`).  Opaque alphas are 65532 to 65535. */
+static gblur_image
+make_bound_image (int w, int h, int c, int alpha, int dark)
+{
+  gblur_image img = make_image (w, h, c, GBLUR_U16, 0, 0);
+  const int   k = 1 + (int) (rng () % (unsigned) dark);
+
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        const int kind = (3 * x / w + 3 * y / h) % 3, step = (3 * x) % w >= w / 2;
+        for (int ch = 0; ch < c; ch++)
+          {
+            int code = kind == 0 ? (int) (rng () % 65536)
+                       : kind == 1 ? k + step
+                       : alpha ? (int) (rng () % 65536) : (int) (rng () % (unsigned) (dark + 1));
+            if (alpha && ch == c - 1)
+              code = kind == 2 ? 1 + (int) (rng () % 3) : 65532 + (int) (rng () % 4);
+            set_sample (&img, x, y, ch, code / 65535.0);
+          }
+      }
+  return img;
+}
+
+/* 16-bit runs that need more than single precision at once (linear light,
+ * alpha divided) against the reference: near black with bright pixels,
+ * across rounding thresholds, alpha near 0 and 1, per-axis sigmas, and
+ * the longest lines that stay in single precision (65536-sample
+ * transforms) beside longer ones (double precision). */
+void
+test_fft_bounded (void)
+{
+  static const double pairs[][2] = { { 12, 12 }, { 40, 4 }, { 5, 25 }, { 0, 20 }, { 35, 0 } };
+  static const struct { int c, alpha; unsigned flags; } f[] = {
+    { 3, 0, GBLUR_LINEAR_LIGHT }, { 1, 0, GBLUR_LINEAR_LIGHT },
+    { 4, 1, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA }, { 2, 1, GBLUR_PREMULTIPLY_ALPHA },
+  };
+  gblur_engine *engine = new_fft_engine ("always", 0, 0);
+
+  for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++)
+    for (size_t fi = 0; fi < sizeof f / sizeof f[0]; fi++)
+      {
+        gblur_params params = { .sigma_x = pairs[pi][0], .sigma_y = pairs[pi][1], .flags = f[fi].flags };
+        gblur_image  src = make_bound_image (quick ? 420 : 600, quick ? 300 : 450, f[fi].c, f[fi].alpha,
+                                             pi % 2 ? 4 : 60);
+
+        check_against_reference (engine, &src, &params, "fft bound");
+        free (src.data);
+      }
+  /* lines whose transforms are 65536 long (single precision), and one
+   * sample longer (73728: double) */
+  for (int w = 65536 - gblur_radius (200); w <= 65537 - gblur_radius (200); w++)
+    {
+      gblur_params params = { .sigma_x = 200, .sigma_y = 1, .flags = GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA };
+      gblur_image  src = make_bound_image (w, 2, 4, 1, 30);
+
+      check_against_reference (engine, &src, &params, "fft bound, long lines");
+      free (src.data);
+    }
+  gblur_engine_free (engine);
+}

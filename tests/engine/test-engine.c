@@ -121,6 +121,7 @@ run_suite (void)
       test_opaque_alpha ();
       test_fft_vs_direct ();
       test_fft_hard ();
+      test_fft_bounded ();
       test_kept_buffers ();
     }
   test_progress_and_cancel ();

@@ -1,0 +1,241 @@
+/* The FFT path's single precision with an error bound, for the 16-bit runs
+ * that need more than single precision gives at once (linear light, alpha
+ * divided): lines transform in single precision, and every output whose
+ * bound cannot keep it within LEVEL_BUDGET of the exact value is summed
+ * directly, or its whole line transformed again in double precision where
+ * that costs less.  The bound and why it holds: docs/blur.md. */
+#include "fft-internal.h"
+
+#ifdef HAVE_FFTW
+
+#include "tuning.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A single-precision convolution (forward, product, inverse) is off by at
+ * most this times sqrt (log2 n) of the largest input of its pair of lines:
+ * 1.7 to 2.7 times the largest error measured over lengths 512 to 65536
+ * (docs/blur.md). */
+#define SINGLE_ERROR_PER_SQRT_LOG2 1.2e-7
+
+/* Longer transforms were not measured: they stay in double precision. */
+#define SINGLE_MAX_LENGTH 65536
+
+/* Levels of a 16-bit output the transforms' error may move it by: with
+ * the rounding (half a level) and the float arithmetic around them (under
+ * 0.01), it stays within the definition's 1 level. */
+#define LEVEL_BUDGET 0.3f
+
+double
+gblur_fft_single_error (int n)
+{
+  return n > 1 ? SINGLE_ERROR_PER_SQRT_LOG2 * sqrt (log2 (n)) : 0.0;
+}
+
+int
+gblur_fft_bounded_applies (const gblur_job *job, int ny, int nx)
+{
+  return job->src->sample == GBLUR_U16 && gblur_fft_needs_precision (job) && ny <= SINGLE_MAX_LENGTH
+         && nx <= SINGLE_MAX_LENGTH;
+}
+
+/* Levels an output moves by, at most, per unit of relative error in the
+ * samples it comes from: slope (v) v is largest at v = 1 on the sRGB curve
+ * and as stored; a divided colour takes its alpha's relative error too. */
+static double
+relative_gain (const gblur_job *job)
+{
+  const double colour = 65535.0 * (job->flags & GBLUR_LINEAR_LIGHT ? GBLUR_SRGB_SCALE / GBLUR_SRGB_GAMMA : 1.0);
+
+  if (!gblur_fft_divides_by_alpha (job))
+    return colour;
+  return 2.0 * colour > 65535.0 ? 2.0 * colour : 65535.0;
+}
+
+void
+gblur_fft_bounds_plan (fft_run *run)
+{
+  run->rel_v = LEVEL_BUDGET / relative_gain (run->job);
+  run->err_y = gblur_fft_single_error (run->y.n);
+  run->err_x = gblur_fft_single_error (run->x.n);
+  /* a vertical output at least this times its pair's largest input is
+   * within rel_v of itself */
+  run->dark_v = (float) (run->err_y + run->err_y / run->rel_v);
+}
+
+/* Whether summing count outputs directly costs more than transforming
+ * their line again in double precision. */
+static int
+cheaper_again (const fft_axis *a, int count)
+{
+  return (double) count * (2 * a->radius + 1) > CPU_FFT_RESUM_LIMIT * a->n * log2 (a->n);
+}
+
+/* ---- The vertical pass: every output within rel_v of itself ---- */
+
+/* Line k (of count, pitch floats apart; its input in saved) after the
+ * transforms: its outputs under the bound's reach summed directly, or the
+ * line transformed again in double precision (and its outputs too small
+ * for that summed). */
+static void
+settle_line (const fft_run *run, const fft_axis *a, float *lines, const float *saved, size_t pitch,
+             int k, float largest, int worker)
+{
+  float       *out = lines + (size_t) k * pitch;
+  const float *in = saved + (size_t) k * pitch;
+  int         *nonzero = run->nonzero[worker];
+  float        floor = run->dark_v * largest;
+  int          costly = 0, counted = 0;
+
+  for (int j = a->offset; j < a->offset + a->outputs; j++)
+    if (!(fabsf (out[j]) >= floor))
+      {
+        if (!counted)
+          gblur_fft_count_nonzero (in, 1, 1, a->len, nonzero);
+        counted = 1;
+        costly += gblur_fft_reaches_nonzero (a, j, nonzero);
+      }
+  if (!counted)
+    return;
+  if (cheaper_again (a, costly))
+    {
+      memcpy (out, in, (size_t) a->len * sizeof (float));
+      gblur_fft_convolve_lines (run, a, out, pitch, 1, worker, 1);
+      floor = (float) ALPHA_FLOOR * largest;
+    }
+  for (int j = a->offset; j < a->offset + a->outputs; j++)
+    if (!(fabsf (out[j]) >= floor))
+      gblur_fft_resum_output (a, &out, 1, in, 1, j, nonzero);
+}
+
+void
+gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, const float *saved, size_t pitch,
+                         int count, int worker)
+{
+  float largest[BLOCK_FLOATS];
+
+  for (int k = 0; k < count; k++)
+    largest[k] = gblur_fft_largest_magnitude (saved + (size_t) k * pitch, a->len);
+  gblur_fft_convolve_lines (run, a, lines, pitch, count, worker, 0);
+  for (int k = 0; k < count; k++)
+    {
+      /* lines 2i and 2i + 1 went through one transform */
+      const int   other = k ^ 1;
+      const float pair = other < count && largest[other] > largest[k] ? largest[other] : largest[k];
+      settle_line (run, a, lines, saved, pitch, k, pair, worker);
+    }
+}
+
+/* ---- The horizontal pass: each output pixel within LEVEL_BUDGET ---- */
+
+/* Levels a stored value v off by at most e may move by: the curve's
+ * steepest slope over [v - e, v] times e (it flattens as v grows). */
+static float
+level_error (const fft_run *run, float v, float e)
+{
+  const float lo = v - e;
+  int         bin;
+
+  if (!(run->job->flags & GBLUR_LINEAR_LIGHT))
+    return 65535.0f * e;
+  bin = lo > 0.0f ? (lo < 1.0f ? (int) (lo * GBLUR_SLOPE_BINS) : GBLUR_SLOPE_BINS) : 0;
+  return run->srgb->slope_u16[bin] * e;
+}
+
+/* Whether output pixel j (channel ch in out[ch][j], alpha last) may be
+ * off by more than LEVEL_BUDGET: each sample off by rel_v of itself (the
+ * vertical pass) and err (this pass's transforms). */
+static int
+undecided (const fft_run *run, float *const *out, int j, float err)
+{
+  const int c = run->c;
+  float     a, ea;
+
+  if (!run->repair)
+    {
+      for (int ch = 0; ch < c; ch++)
+        if (!(level_error (run, out[ch][j], run->rel_v * fabsf (out[ch][j]) + err) <= LEVEL_BUDGET))
+          return 1;
+      return 0;
+    }
+  a = out[c - 1][j];
+  ea = run->rel_v * fabsf (a) + err;
+  if (!(a - ea > 0.0f) || 65535.0f * ea > LEVEL_BUDGET)
+    return 1;
+  for (int ch = 0; ch < c - 1; ch++)
+    {
+      const float colour = out[ch][j] / a;
+      const float e = (run->rel_v * fabsf (out[ch][j]) + err + fabsf (colour) * ea) / (a - ea);
+      if (!(level_error (run, colour, e) <= LEVEL_BUDGET))
+        return 1;
+    }
+  return 0;
+}
+
+/* A row's c channel lines (pitch floats apart) from its pixels. */
+static void
+split_channels (const float *values, int c, int len, float *lines, size_t pitch)
+{
+  for (int ch = 0; ch < c; ch++)
+    for (int j = 0; j < len; j++)
+      lines[(size_t) ch * pitch + j] = values[(size_t) j * c + ch];
+}
+
+/* One row after the transforms (its channel lines from lines, its pixels
+ * in values): undecided pixels summed directly, or the row transformed
+ * again in double precision (its pixels of tiny alpha summed). */
+static void
+settle_row (const fft_run *run, float *lines, size_t pitch, const float *values, float largest, int worker)
+{
+  const fft_axis *a = &run->x;
+  const int       c = run->c;
+  const float     err = (float) run->err_x * largest;
+  int            *nonzero = run->nonzero[worker];
+  float          *out[GBLUR_MAX_CHANNELS];
+  int             costly = 0, counted = 0;
+
+  for (int ch = 0; ch < c; ch++)
+    out[ch] = lines + (size_t) ch * pitch;
+  for (int j = a->offset; j < a->offset + a->outputs; j++)
+    if (undecided (run, out, j, err))
+      {
+        if (!counted)
+          gblur_fft_count_nonzero (values, (size_t) c, c, a->len, nonzero);
+        counted = 1;
+        costly += gblur_fft_reaches_nonzero (a, j, nonzero);
+      }
+  if (!counted)
+    return;
+  if (cheaper_again (a, costly))
+    {
+      split_channels (values, c, a->len, lines, pitch);
+      gblur_fft_convolve_lines (run, a, lines, pitch, c, worker, 1);
+      if (run->repair)
+        gblur_fft_repair_pixel (a, out, c, values, (size_t) c, largest, nonzero);
+      return;
+    }
+  for (int j = a->offset; j < a->offset + a->outputs; j++)
+    if (undecided (run, out, j, err))
+      gblur_fft_resum_output (a, out, c, values, (size_t) c, j, nonzero);
+}
+
+void
+gblur_fft_bounded_rows (const fft_run *run, float *lines, size_t pitch, const float *const *rows, int count,
+                        int worker)
+{
+  const int c = run->c, len = run->x.len;
+  float     largest = 0.0f;
+
+  for (int r = 0; r < count; r++)
+    {
+      const float m = gblur_fft_largest_magnitude (rows[r], len * c);
+      largest = m > largest ? m : largest;
+      split_channels (rows[r], c, len, lines + (size_t) r * c * pitch, pitch);
+    }
+  gblur_fft_convolve_lines (run, &run->x, lines, pitch, count * c, worker, 0);
+  for (int r = 0; r < count; r++)
+    settle_row (run, lines + (size_t) r * c * pitch, pitch, rows[r], largest, worker);
+}
+
+#endif /* HAVE_FFTW */
