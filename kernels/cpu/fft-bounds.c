@@ -40,26 +40,47 @@ gblur_fft_bounded_applies (const gblur_job *job, int ny, int nx)
          && nx <= SINGLE_MAX_LENGTH;
 }
 
-/* Levels an output moves by, at most, per unit of relative error in the
- * samples it comes from: slope (v) v is largest at v = 1 on the sRGB curve
- * and as stored; a divided colour takes its alpha's relative error too. */
+/* Levels per unit of stored value at v, at most over [v, v + 1/GBLUR_SLOPE_BINS)
+ * (in linear light the curve's slope; else 65535). */
 static double
-relative_gain (const gblur_job *job)
+slope_at (const fft_run *run, double v)
 {
-  const double colour = 65535.0 * (job->flags & GBLUR_LINEAR_LIGHT ? GBLUR_SRGB_SCALE / GBLUR_SRGB_GAMMA : 1.0);
+  const int bin = v <= 0.0 ? 0 : v < 1.0 ? (int) (v * GBLUR_SLOPE_BINS) : GBLUR_SLOPE_BINS;
 
-  if (!gblur_fft_divides_by_alpha (job))
-    return colour;
-  return 2.0 * colour > 65535.0 ? 2.0 * colour : 65535.0;
+  return run->job->flags & GBLUR_LINEAR_LIGHT ? run->srgb->slope_u16[bin] : 65535.0;
+}
+
+/* The relative error the vertical pass holds its small outputs to.  An
+ * output pixel summed again along x keeps only the vertical pass's error:
+ * min (rel v, err_y) a sample, its colour off by that over an alpha of at
+ * least BOUNDED_ALPHA_FLOOR (1 without alpha) and by colour err_y / alpha
+ * from its alpha.  Where slope err_y / alpha leaves the budget, the colour
+ * needs rel: it must keep slope (c) c rel within what is left. */
+static double
+vertical_relative_error (const fft_run *run)
+{
+  const int    divides = run->repair;
+  const double alpha = divides ? BOUNDED_ALPHA_FLOOR - run->err_y : 1.0;
+  const double most = run->job->flags & GBLUR_LINEAR_LIGHT ? 65535.0 * GBLUR_SRGB_SCALE / GBLUR_SRGB_GAMMA : 65535.0;
+  const double left = LEVEL_BUDGET - (divides ? most * run->err_y / alpha : 0.0);
+  double       gain = 0.0;
+
+  for (int i = 0; i < GBLUR_SLOPE_BINS; i++)
+    {
+      const double c = (double) i / GBLUR_SLOPE_BINS, s = slope_at (run, c);
+      if (s * run->err_y / alpha > left)
+        gain = s * (c + 1.0 / GBLUR_SLOPE_BINS) > gain ? s * (c + 1.0 / GBLUR_SLOPE_BINS) : gain;
+    }
+  return gain > 0.0 ? left / gain : 1.0;
 }
 
 void
 gblur_fft_bounds_plan (fft_run *run)
 {
-  run->rel_v = LEVEL_BUDGET / relative_gain (run->job);
   run->err_y = gblur_fft_single_error (run->y.n);
   run->err_x = gblur_fft_single_error (run->x.n);
-  /* a vertical output at least this times its pair's largest input is
+  run->rel_v = vertical_relative_error (run);
+  /* a vertical output at least dark_v times its pair's largest input is
    * within rel_v of itself */
   run->dark_v = (float) (run->err_y + run->err_y / run->rel_v);
 }
@@ -111,12 +132,8 @@ settle_line (const fft_run *run, const fft_axis *a, float *lines, const float *s
 
 void
 gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, const float *saved, size_t pitch,
-                         int count, int worker)
+                         int count, const float *largest, int worker)
 {
-  float largest[BLOCK_FLOATS];
-
-  for (int k = 0; k < count; k++)
-    largest[k] = gblur_fft_largest_magnitude (saved + (size_t) k * pitch, a->len);
   gblur_fft_convolve_lines (run, a, lines, pitch, count, worker, 0);
   for (int k = 0; k < count; k++)
     {
@@ -134,43 +151,98 @@ gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, co
 static float
 level_error (const fft_run *run, float v, float e)
 {
-  const float lo = v - e;
-  int         bin;
+  return (float) slope_at (run, v - e) * e;
+}
 
-  if (!(run->job->flags & GBLUR_LINEAR_LIGHT))
-    return 65535.0f * e;
-  bin = lo > 0.0f ? (lo < 1.0f ? (int) (lo * GBLUR_SLOPE_BINS) : GBLUR_SLOPE_BINS) : 0;
-  return run->srgb->slope_u16[bin] * e;
+/* A sample's error from the vertical pass (see vertical_relative_error). */
+static float
+vertical_error (const fft_run *run, float v)
+{
+  const float rel = (float) run->rel_v * fabsf (v), abs = (float) run->err_y;
+
+  return rel < abs ? rel : abs;
+}
+
+/* The smallest colour (a bin's start; +inf for none) whose level an error
+ * of e cannot move by more than LEVEL_BUDGET (the curve flattens). */
+static float
+decided_from (const fft_run *run, float e)
+{
+  int lo = 0, hi = GBLUR_SLOPE_BINS + 1;
+
+  while (lo < hi)
+    {
+      const int mid = (lo + hi) / 2;
+      if (level_error (run, (float) mid / GBLUR_SLOPE_BINS, e) <= LEVEL_BUDGET)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+  return lo <= GBLUR_SLOPE_BINS ? (float) lo / GBLUR_SLOPE_BINS : INFINITY;
+}
+
+/* For a row whose samples are off by at most e and whose alphas are at
+ * least `alpha` (1 without): colours at least the result (times their
+ * alpha, premultiplied) are decided at once.  A colour is off by at most
+ * (e + colour e) / (alpha - e), colours at most 1 (and a rounding). */
+static float
+row_decided_from (const fft_run *run, float e, float alpha)
+{
+  if (!run->repair)
+    return decided_from (run, e);
+  if (!(alpha > e) || 65535.0f * e > LEVEL_BUDGET)
+    return INFINITY;
+  return decided_from (run, 2.01f * e / (alpha - e));
 }
 
 /* Whether output pixel j (channel ch in out[ch][j], alpha last) may be
- * off by more than LEVEL_BUDGET: each sample off by rel_v of itself (the
- * vertical pass) and err (this pass's transforms). */
+ * off by more than LEVEL_BUDGET: each sample off by its vertical error
+ * and err (this pass's transforms); colours of at least `decided` (see
+ * row_decided_from) are. */
 static int
-undecided (const fft_run *run, float *const *out, int j, float err)
+undecided (const fft_run *run, float *const *out, int j, float err, float decided)
 {
-  const int c = run->c;
+  const int c = run->c, colours = run->repair ? c - 1 : c;
+  const float scale = run->repair ? out[c - 1][j] : 1.0f;
   float     a, ea;
+  int       quick = decided < INFINITY && scale > 0.0f;
+
+  for (int ch = 0; ch < colours; ch++)
+    quick &= out[ch][j] >= decided * scale;
+  if (quick)
+    return 0;
 
   if (!run->repair)
     {
       for (int ch = 0; ch < c; ch++)
-        if (!(level_error (run, out[ch][j], run->rel_v * fabsf (out[ch][j]) + err) <= LEVEL_BUDGET))
+        if (!(level_error (run, out[ch][j], vertical_error (run, out[ch][j]) + err) <= LEVEL_BUDGET))
           return 1;
       return 0;
     }
   a = out[c - 1][j];
-  ea = run->rel_v * fabsf (a) + err;
+  ea = vertical_error (run, a) + err;
   if (!(a - ea > 0.0f) || 65535.0f * ea > LEVEL_BUDGET)
     return 1;
   for (int ch = 0; ch < c - 1; ch++)
     {
       const float colour = out[ch][j] / a;
-      const float e = (run->rel_v * fabsf (out[ch][j]) + err + fabsf (colour) * ea) / (a - ea);
+      const float e = (vertical_error (run, out[ch][j]) + err + fabsf (colour) * ea) / (a - ea);
       if (!(level_error (run, colour, e) <= LEVEL_BUDGET))
         return 1;
     }
   return 0;
+}
+
+/* The smallest alpha of a row of pixels (1 without alpha). */
+static float
+smallest_alpha (const fft_run *run, const float *values)
+{
+  float m = 1.0f;
+
+  if (run->repair)
+    for (int j = 0; j < run->x.len; j++)
+      m = values[(size_t) j * run->c + run->c - 1] < m ? values[(size_t) j * run->c + run->c - 1] : m;
+  return m;
 }
 
 /* A row's c channel lines (pitch floats apart) from its pixels. */
@@ -191,6 +263,7 @@ settle_row (const fft_run *run, float *lines, size_t pitch, const float *values,
   const fft_axis *a = &run->x;
   const int       c = run->c;
   const float     err = (float) run->err_x * largest;
+  const float     decided = row_decided_from (run, (float) run->err_y + err, smallest_alpha (run, values) - err);
   int            *nonzero = run->nonzero[worker];
   float          *out[GBLUR_MAX_CHANNELS];
   int             costly = 0, counted = 0;
@@ -198,7 +271,7 @@ settle_row (const fft_run *run, float *lines, size_t pitch, const float *values,
   for (int ch = 0; ch < c; ch++)
     out[ch] = lines + (size_t) ch * pitch;
   for (int j = a->offset; j < a->offset + a->outputs; j++)
-    if (undecided (run, out, j, err))
+    if (undecided (run, out, j, err, decided))
       {
         if (!counted)
           gblur_fft_count_nonzero (values, (size_t) c, c, a->len, nonzero);
@@ -216,7 +289,7 @@ settle_row (const fft_run *run, float *lines, size_t pitch, const float *values,
       return;
     }
   for (int j = a->offset; j < a->offset + a->outputs; j++)
-    if (undecided (run, out, j, err))
+    if (undecided (run, out, j, err, decided))
       gblur_fft_resum_output (a, out, c, values, (size_t) c, j, nonzero);
 }
 

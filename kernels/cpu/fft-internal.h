@@ -47,6 +47,11 @@
  * beside them (fft-line.c). */
 #define ALPHA_FLOOR 1e-6
 
+/* 16-bit data divided by alpha takes single precision with the error bound
+ * (fft-bounds.c) where every alpha of a pixel's lines is at least this
+ * times their largest input; other lines, double precision. */
+#define BOUNDED_ALPHA_FLOOR 0.5f
+
 /* ---- Plans (fft-plans.c) ---- */
 
 typedef struct fft_plans {
@@ -113,7 +118,8 @@ typedef struct {
   int                      bounded;      /* precise 16-bit data: single precision,
                                             outputs the bound cannot decide
                                             summed again (fft-bounds.c) */
-  double                   rel_v;        /* bounded: each vertical output's error, of itself */
+  double                   rel_v;        /* bounded: a vertical output's error, of itself,
+                                            where under err_y of its largest input */
   double                   err_y, err_x; /* bounded: the transforms' error, of the largest input */
   float                    dark_v;       /* bounded: vertical outputs under this times
                                             their largest input are summed again */
@@ -148,10 +154,11 @@ double gblur_fft_single_error (int n);
 int    gblur_fft_bounded_applies (const gblur_job *job, int ny, int nx);
 /* The run's thresholds, once its axes are planned. */
 void   gblur_fft_bounds_plan (fft_run *run);
-/* count lines (pitch floats apart, their inputs also in saved) convolved,
- * every output within run->rel_v of itself. */
+/* count lines (pitch floats apart, their inputs also in saved, largest[k]
+ * line k's largest input) convolved, every output within run->rel_v of
+ * itself or of the transforms' error. */
 void   gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, const float *saved,
-                                size_t pitch, int count, int worker);
+                                size_t pitch, int count, const float *largest, int worker);
 /* count rows of pixels (rows[r]: run->x.len pixels) convolved along x into
  * channel lines (row r's channel ch at line r c + ch, pitch floats apart),
  * every output pixel within the level budget. */

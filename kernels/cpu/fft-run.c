@@ -239,6 +239,24 @@ repair_columns (const fft_run *run, size_t x, int bw, float *lines, const float 
     }
 }
 
+/* One pixel's c lines (from first, pitch apart; largest: each line's
+ * largest input), each in the precision it needs. */
+static void
+vertical_pixel (const fft_run *run, float *first, const float *saved, const float *largest, int worker)
+{
+  const int    c = run->c;
+  const size_t pitch = line_pitch (run);
+  float        m = 0.0f;
+
+  for (int ch = 0; ch < c; ch++)
+    m = largest[ch] > m ? largest[ch] : m;
+  const int precise = gblur_fft_pixel_precise (run, first + (size_t) (c - 1) * pitch, 1, run->reg.h, m);
+  if (run->bounded && !precise)
+    gblur_fft_bounded_lines (run, &run->y, first, saved, pitch, c, largest, worker);
+  else
+    gblur_fft_convolve_lines (run, &run->y, first, pitch, c, worker, precise);
+}
+
 static void
 vertical_block (const fft_run *run, int b, int worker)
 {
@@ -246,30 +264,23 @@ vertical_block (const fft_run *run, int b, int worker)
   const int    bw = row - x < BLOCK_FLOATS ? (int) (row - x) : BLOCK_FLOATS;
   const int    c = run->c;
   const size_t pitch = line_pitch (run);
-  float       *lines = run->lines[worker];
+  float       *lines = run->lines[worker], *saved = run->saved ? run->saved[worker] : NULL;
   float        largest[BLOCK_FLOATS];
 
   gather_columns (run, x, bw, lines);
   if (run->bounded)
-    {
-      memcpy (run->saved[worker], lines, (size_t) bw * pitch * sizeof (float));
-      gblur_fft_bounded_lines (run, &run->y, lines, run->saved[worker], pitch, bw, worker);
-      scatter_columns (run, x, bw, lines);
-      return;
-    }
+    memcpy (saved, lines, (size_t) bw * pitch * sizeof (float));
   for (int k = 0; k < bw; k++)
-    largest[k] = run->repair ? gblur_fft_largest_magnitude (lines + (size_t) k * pitch, run->reg.h) : 0.0f;
-  if (!run->single_first)
+    largest[k] = run->repair || run->bounded ? gblur_fft_largest_magnitude (lines + (size_t) k * pitch, run->reg.h)
+                                             : 0.0f;
+  if (run->bounded && !run->repair)
+    gblur_fft_bounded_lines (run, &run->y, lines, saved, pitch, bw, largest, worker);
+  else if (!run->single_first && !run->bounded)
     gblur_fft_convolve_lines (run, &run->y, lines, pitch, bw, worker, run->precise);
   else /* whole pixels (format_allows_fft), each in the precision it needs */
     for (int p = 0; p < bw / c; p++)
-      {
-        float *first = lines + (size_t) p * c * pitch, m = 0.0f;
-        for (int ch = 0; ch < c; ch++)
-          m = largest[p * c + ch] > m ? largest[p * c + ch] : m;
-        const int precise = gblur_fft_pixel_precise (run, first + (size_t) (c - 1) * pitch, 1, run->reg.h, m);
-        gblur_fft_convolve_lines (run, &run->y, first, pitch, c, worker, precise);
-      }
+      vertical_pixel (run, lines + (size_t) p * c * pitch, saved ? saved + (size_t) p * c * pitch : NULL,
+                      largest + p * c, worker);
   if (run->repair)
     repair_columns (run, x, bw, lines, largest, worker);
   scatter_columns (run, x, bw, lines);
@@ -348,15 +359,32 @@ horizontal_bounded_rows (const fft_run *run, int i, int count, int worker)
     }
 }
 
+/* Whether window row i of pixels divided by alpha transforms in double
+ * precision (its alphas too small beside its largest input). */
+static int
+row_precise (const fft_run *run, int i)
+{
+  const float *values = region_row (run, i);
+  const float  largest = gblur_fft_largest_magnitude (values, run->reg.w * run->c);
+
+  return gblur_fft_pixel_precise (run, values + run->c - 1, (size_t) run->c, run->reg.w, largest);
+}
+
 /* Window rows i.. (count of them) into dst. */
 static void
 horizontal_rows (const fft_run *run, int i, int count, int worker)
 {
-  if (run->x.radius > 0 && run->bounded)
-    horizontal_bounded_rows (run, i, count, worker);
-  else if (run->x.radius == 0)
+  if (run->x.radius == 0)
     for (int r = i; r < i + count; r++)
       store_window_row (run, region_row (run, r) + (size_t) run->x.offset * run->c, r);
+  else if (run->bounded && !run->repair)
+    horizontal_bounded_rows (run, i, count, worker);
+  else if (run->bounded)
+    for (int r = i; r < i + count; r++)
+      if (row_precise (run, r))
+        horizontal_pixel_row (run, r, worker);
+      else
+        horizontal_bounded_rows (run, r, 1, worker);
   else if (run->c == 1)
     horizontal_channel_rows (run, i, count, worker);
   else

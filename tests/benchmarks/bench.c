@@ -16,8 +16,8 @@
  * and replicated borders on the same device-resident buffers, and give the
  * largest difference from the engine's output in levels.
  *
- *   bench [--backend cpu|cuda|cuda-device|npp|all] [--size N]... [--sigma S]...
- *         [--format gray|rgba|grayf|layer|opaque|all] [--reps N]
+ *   bench [--backend cpu|cuda|cuda-device|npp|all] [--size N|WxH]... [--sigma S]...
+ *         [--format gray|rgba|grayf|layer|opaque|gray16|layer16|opaque16|all] [--reps N]
  */
 #include "gblur.h"
 #include "pixel-env.h"
@@ -48,12 +48,14 @@ fill_random (unsigned char *p, size_t n, uint64_t seed)
     }
 }
 
-/* Float images hold values in [0, 1]. */
+/* Float images hold values in [0, 1]; 16-bit ones two random bytes a sample. */
 static void
 fill_random_image (void *p, size_t samples, gblur_sample sample, uint64_t seed)
 {
   if (sample == GBLUR_U8)
     fill_random (p, samples, seed);
+  else if (sample == GBLUR_U16)
+    fill_random (p, 2 * samples, seed);
   else
     {
       unsigned char *bytes = malloc (samples);
@@ -84,17 +86,30 @@ static const format formats[] = {
   { "grayf", 1, GBLUR_F32, 0, 0 },
   { "RGBA8 layer", 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 0 },
   { "RGBA8 opaque layer", 4, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 1 },
+  { "gray16 linear", 1, GBLUR_U16, GBLUR_LINEAR_LIGHT, 0 },
+  { "RGBA16 layer", 4, GBLUR_U16, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 0 },
+  { "RGBA16 opaque layer", 4, GBLUR_U16, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 1 },
 };
-#define NFORMATS 5
+#define NFORMATS 8
 
-/* An opaque format's alphas are 255. */
+/* An image's width and height. */
+typedef struct {
+  int w, h;
+} dims;
+
+/* An opaque format's alphas are full scale. */
 static void
 fill_format (void *p, size_t samples, const format *f, uint64_t seed)
 {
   fill_random_image (p, samples, f->sample, seed);
   if (f->opaque)
     for (size_t i = (size_t) f->channels - 1; i < samples; i += (size_t) f->channels)
-      ((unsigned char *) p)[i] = 255;
+      {
+        if (f->sample == GBLUR_U16)
+          ((uint16_t *) p)[i] = 65535;
+        else
+          ((unsigned char *) p)[i] = 255;
+      }
 }
 
 /* What this GPU can do at most, measured or read once. */
@@ -161,10 +176,10 @@ measure_limits (device_limits *lim)
 
 /* The floor of one row in ms and which limit binds; 0 when unknown. */
 static double
-floor_ms (const device_limits *lim, run_kind kind, int size, const format *f, double sigma,
+floor_ms (const device_limits *lim, run_kind kind, dims size, const format *f, double sigma,
           const char **bound)
 {
-  double samples = (double) size * size * f->channels;
+  double samples = (double) size.w * size.h * f->channels;
   double bytes = samples * gblur_sample_size (f->sample);
   double mem = 0, compute = 0;
 
@@ -226,14 +241,14 @@ npp_prepare (npp_setup *n, double sigma)
 }
 
 static NppStatus
-npp_blur (const npp_setup *n, const void *src, void *dst, int size, int channels)
+npp_blur (const npp_setup *n, const void *src, void *dst, dims size, int channels)
 {
-  NppiSize  whole = { size, size };
+  NppiSize  whole = { size.w, size.h };
   NppiPoint origin = { 0, 0 };
   if (channels == 1)
-    return nppiFilterGaussAdvancedBorder_8u_C1R_Ctx (src, size, whole, origin, dst, size, whole, n->ntaps,
+    return nppiFilterGaussAdvancedBorder_8u_C1R_Ctx (src, size.w, whole, origin, dst, size.w, whole, n->ntaps,
                                                     n->taps, NPP_BORDER_REPLICATE, n->ctx);
-  return nppiFilterGaussAdvancedBorder_8u_C4R_Ctx (src, size * 4, whole, origin, dst, size * 4, whole,
+  return nppiFilterGaussAdvancedBorder_8u_C4R_Ctx (src, size.w * 4, whole, origin, dst, size.w * 4, whole,
                                                   n->ntaps, n->taps, NPP_BORDER_REPLICATE, n->ctx);
 }
 #endif
@@ -265,15 +280,15 @@ max_difference (const void *a, const void *b, size_t bytes)
  * when the row does not apply.  *diff: NPP's largest difference from the
  * engine, in levels (-1 when not measured). */
 static double
-time_case (gblur_engine *engine, run_kind kind, int size, const format *f, double sigma, int reps,
+time_case (gblur_engine *engine, run_kind kind, dims size, const format *f, double sigma, int reps,
            int *diff)
 {
   gblur_params params = { .sigma = sigma, .flags = f->flags };
-  size_t       samples = (size_t) size * size * f->channels;
+  size_t       samples = (size_t) size.w * size.h * f->channels;
   size_t       bytes = samples * gblur_sample_size (f->sample);
   double      *t = calloc ((size_t) reps, sizeof *t);
   double       result = -1;
-  gblur_image  src = { NULL, (size_t) size * f->channels * gblur_sample_size (f->sample), size, size,
+  gblur_image  src = { NULL, (size_t) size.w * f->channels * gblur_sample_size (f->sample), size.w, size.h,
                        f->channels, f->sample };
   gblur_image  dst = src;
 
@@ -284,7 +299,7 @@ time_case (gblur_engine *engine, run_kind kind, int size, const format *f, doubl
       dst.data = gblur_engine_alloc_host (engine, bytes);
       if (src.data && dst.data)
         {
-          fill_format (src.data, samples, f, (uint64_t) size + f->channels);
+          fill_format (src.data, samples, f, (uint64_t) size.w + f->channels);
           if (gblur_engine_run (engine, &src, &dst, &params, NULL) == GBLUR_OK)
             {
               for (int i = 0; i < reps; i++)
@@ -405,11 +420,12 @@ time_case (gblur_engine *engine, run_kind kind, int size, const format *f, doubl
 int
 main (int argc, char **argv)
 {
-  int           sizes[8], nsizes = 0;
+  dims          sizes[8];
+  int           nsizes = 0;
   double        sigmas[16];
   int           nsigmas = 0;
   int           want[RUN_KINDS] = { 1, 1, 1, 1 };
-  int           want_format[NFORMATS] = { 1, 1, 0, 0, 0 };
+  int           want_format[NFORMATS] = { 1, 1, 0, 0, 0, 0, 0, 0 };
   int           reps = 0, header = 0;
   device_limits lim;
   PixelEnv      env;   /* GBLUR_THREADS, GBLUR_CPU_ISA and the like */
@@ -423,7 +439,11 @@ main (int argc, char **argv)
         goto usage;
       i++;
       if (strcmp (a, "--size") == 0 && nsizes < 8)
-        sizes[nsizes++] = atoi (v);
+        {
+          sizes[nsizes].w = atoi (v);
+          sizes[nsizes].h = strchr (v, 'x') ? atoi (strchr (v, 'x') + 1) : sizes[nsizes].w;
+          nsizes++;
+        }
       else if (strcmp (a, "--sigma") == 0 && nsigmas < 16)
         sigmas[nsigmas++] = atof (v);
       else if (strcmp (a, "--reps") == 0)
@@ -439,6 +459,9 @@ main (int argc, char **argv)
           want_format[2] = all || strcmp (v, "grayf") == 0;
           want_format[3] = all || strcmp (v, "layer") == 0;
           want_format[4] = all || strcmp (v, "opaque") == 0;
+          want_format[5] = all || strcmp (v, "gray16") == 0;
+          want_format[6] = all || strcmp (v, "layer16") == 0;
+          want_format[7] = all || strcmp (v, "opaque16") == 0;
         }
       else
         goto usage;
@@ -450,7 +473,9 @@ main (int argc, char **argv)
     }
   if (!nsizes)
     {
-      sizes[0] = 1024; sizes[1] = 4096; sizes[2] = 8192;
+      sizes[0] = (dims) { 1024, 1024 };
+      sizes[1] = (dims) { 4096, 4096 };
+      sizes[2] = (dims) { 8192, 8192 };
       nsizes = 3;
     }
   if (!nsigmas)
@@ -500,16 +525,21 @@ main (int argc, char **argv)
               const format *fm = &formats[f];
               const char   *bound = "";
               int           diff;
+              char          size[32];
               if (!want_format[f] || (k == RUN_NPP && (fm->sample != GBLUR_U8 || fm->flags)))
                 continue;
               /* NPP takes seconds per call past these (184 ms at sigma 10 on an H200) */
+              if (sizes[s].w == sizes[s].h)
+                snprintf (size, sizeof size, "%d²", sizes[s].w);
+              else
+                snprintf (size, sizeof size, "%d×%d", sizes[s].w, sizes[s].h);
               if (k == RUN_NPP && sigmas[g] > (fm->channels == 1 ? 20 : 10))
                 {
-                  printf ("| npp | not timed: seconds per call | %s | %d² | %g | | | | |\n", fm->name, sizes[s],
+                  printf ("| npp | not timed: seconds per call | %s | %s | %g | | | | |\n", fm->name, size,
                           sigmas[g]);
                   continue;
                 }
-              double mpix = (double) sizes[s] * sizes[s] / 1e6;
+              double mpix = (double) sizes[s].w * sizes[s].h / 1e6;
               /* NPP collapses past sigma 5 (184 ms at sigma 10 on an H200): a few runs */
               int    r = reps ? reps : k == RUN_CPU ? (mpix > 20 ? 3 : 5) : k == RUN_NPP && sigmas[g] > 5 ? 3 : 21;
               double ms = time_case (engine, (run_kind) k, sizes[s], fm, sigmas[g], r, &diff);
@@ -519,14 +549,14 @@ main (int argc, char **argv)
               if (diff >= 0)
                 snprintf (extra, sizeof extra, " (max diff %d)", diff);
               if (ms < 0)
-                printf ("| %s | %s | %s | %d² | %g | error | | | |\n", run_names[k], dev, fm->name,
-                        sizes[s], sigmas[g]);
+                printf ("| %s | %s | %s | %s | %g | error | | | |\n", run_names[k], dev, fm->name,
+                        size, sigmas[g]);
               else if (fl > 0)
-                printf ("| %s | %s | %s | %d² | %g | %.3f%s | %.1f | %.3f (%s) | %.2f |\n", run_names[k], dev,
-                        fm->name, sizes[s], sigmas[g], ms, extra, mpix / ms, fl, bound, fl / ms);
+                printf ("| %s | %s | %s | %s | %g | %.3f%s | %.1f | %.3f (%s) | %.2f |\n", run_names[k], dev,
+                        fm->name, size, sigmas[g], ms, extra, mpix / ms, fl, bound, fl / ms);
               else
-                printf ("| %s | %s | %s | %d² | %g | %.3f | %.2f | | |\n", run_names[k], dev, fm->name,
-                        sizes[s], sigmas[g], ms, mpix / ms);
+                printf ("| %s | %s | %s | %s | %g | %.3f | %.2f | | |\n", run_names[k], dev, fm->name,
+                        size, sigmas[g], ms, mpix / ms);
               fflush (stdout);
             }
       gblur_engine_free (engine);
@@ -534,7 +564,7 @@ main (int argc, char **argv)
   return 0;
 
 usage:
-  fprintf (stderr, "usage: %s [--backend cpu|cuda|cuda-device|npp|all] [--size N]... [--sigma S]... "
-           "[--format gray|rgba|grayf|layer|opaque|all] [--reps N]\n", argv[0]);
+  fprintf (stderr, "usage: %s [--backend cpu|cuda|cuda-device|npp|all] [--size N|WxH]... [--sigma S]... "
+           "[--format gray|rgba|grayf|layer|opaque|gray16|layer16|opaque16|all] [--reps N]\n", argv[0]);
   return 2;
 }

@@ -126,14 +126,24 @@ log_has () { grep -q -F "$2" "$1" 2>/dev/null; }
 
 # start_xvfb LOG: an X server of our own, on a display it finds free (so that
 # suites can run side by side); sets xvfb (its pid) and DISPLAY, and waits
-# until it answers.
+# until it answers.  Two servers starting at once may pick the same display:
+# the one that loses names it and exits, so a server is ours only if it
+# still runs once the display answers; else another try.
 start_xvfb () {
-  rm -f "$1.display"
-  Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp 3>"$1.display" >"$1" 2>&1 &
-  xvfb=$!
-  wait_until 30 $xvfb "the X server to choose a display" test -s "$1.display" || return 1
-  export DISPLAY=:$(head -n 1 "$1.display")
-  wait_until 30 $xvfb "the X server $DISPLAY" x_answers
+  for try in 1 2 3 4 5; do
+    rm -f "$1.display"
+    Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp 3>"$1.display" >"$1" 2>&1 &
+    xvfb=$!
+    if wait_until 30 $xvfb "the X server to choose a display" test -s "$1.display" 2>/dev/null; then
+      export DISPLAY=:$(head -n 1 "$1.display")
+      wait_until 30 $xvfb "the X server $DISPLAY" x_answers 2>/dev/null && sleep 1 \
+        && kill -0 $xvfb 2>/dev/null && return 0
+    fi
+    kill $xvfb 2>/dev/null; wait $xvfb 2>/dev/null
+    sleep $try
+  done
+  echo "no X server of our own after 5 tries: $(tail -n 2 "$1")" >&2
+  return 1
 }
 x_answers () { timeout 5 xdotool getdisplaygeometry >/dev/null 2>&1; }
 
