@@ -19,9 +19,6 @@
  * (docs/blur.md). */
 #define SINGLE_ERROR_PER_SQRT_LOG2 1.2e-7
 
-/* Longer transforms were not measured: they stay in double precision. */
-#define SINGLE_MAX_LENGTH 65536
-
 /* Levels of a 16-bit output the transforms' error may move it by: with
  * the rounding (half a level) and the float arithmetic around them (under
  * 0.01), it stays within the definition's 1 level. */
@@ -31,13 +28,6 @@ double
 gblur_fft_single_error (int n)
 {
   return n > 1 ? SINGLE_ERROR_PER_SQRT_LOG2 * sqrt (log2 (n)) : 0.0;
-}
-
-int
-gblur_fft_bounded_applies (const gblur_job *job, int ny, int nx)
-{
-  return job->src->sample == GBLUR_U16 && gblur_fft_needs_precision (job) && ny <= SINGLE_MAX_LENGTH
-         && nx <= SINGLE_MAX_LENGTH;
 }
 
 /* Levels per unit of stored value at v, at most over [v, v + 1/GBLUR_SLOPE_BINS)

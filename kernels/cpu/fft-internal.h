@@ -52,6 +52,10 @@
  * times their largest input; other lines, double precision. */
 #define BOUNDED_ALPHA_FLOOR 0.5f
 
+/* Transforms up to this length were measured for the bound; longer ones
+ * stay in double precision. */
+#define BOUNDED_MAX_LENGTH 65536
+
 /* ---- Plans (fft-plans.c) ---- */
 
 typedef struct fft_plans {
@@ -80,6 +84,10 @@ int    gblur_fft_divides_by_alpha (const gblur_job *job);
 /* Runs whose single-precision FFT error would not stay well under half a
  * level (see fft.h): they transform in double precision. */
 int    gblur_fft_needs_precision (const gblur_job *job);
+/* Whether a job transforms in single precision with the bound of
+ * fft-bounds.c (16-bit data that needs precision, transforms of lengths ny
+ * and nx). */
+int    gblur_fft_bounded_applies (const gblur_job *job, int ny, int nx);
 /* Whether the vertical pass's blocks hold whole pixels where colours are
  * divided by alpha. */
 int    gblur_fft_format_allows (const gblur_job *job);
@@ -149,9 +157,6 @@ typedef struct {
 /* A single-precision convolution's error bound for length n, of the
  * largest input of its pair of lines. */
 double gblur_fft_single_error (int n);
-/* Whether a job transforms in single precision with the bound (16-bit data
- * that needs precision, transforms of lengths ny and nx). */
-int    gblur_fft_bounded_applies (const gblur_job *job, int ny, int nx);
 /* The run's thresholds, once its axes are planned. */
 void   gblur_fft_bounds_plan (fft_run *run);
 /* count lines (pitch floats apart, their inputs also in saved, largest[k]
