@@ -18,6 +18,8 @@ import re
 import sys
 
 import numpy as np
+
+import files_test
 try:
     import cv2
 except ImportError:   # the GPU machine has Pillow, not OpenCV: 8-bit images only
@@ -434,6 +436,8 @@ def write_scheme(version, work):
                 f"  (gimp-message (string-append \"CASE {name} ERROR-MESSAGE \" cgb-last-error))\n"
                 f"  {scm_save(version, 'img', 'drw', f'{work}/out-{name}.png')})")
         out.append(scm_case(version, name, body))
+    files_test.prepare(work, read)
+    out += files_test.scheme(version, work, scm_load, scm_call, scm_save)
     with open(f"{work}/cases.scm", "w") as f:
         f.write("(gimp-message-set-handler CONSOLE)\n" + SCM_KEEP_ERROR + "\n".join(out))
 
@@ -603,6 +607,8 @@ def check(version, work, log_path):
         texts += ["Sigma must be between 0.1 and 1500 pixels (got 1600)"]
     for text in texts:
         record(f"message '{text}'", text in log)
+
+    files_test.check(version, work, log, read, record)
 
     passed = sum(ok for _, ok in results)
     print(f"{passed} passed, {len(results) - passed} failed")
