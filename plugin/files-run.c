@@ -290,7 +290,8 @@ run_one (const FilePlan *file, guint i, guint n, const FilesArgs *args, FilesCou
       count->failed++;
       g_printerr ("%s: [%u/%u] %s: FAILED, %s\n", blur_identity.binary, i + 1, n, file->input,
                   error->message);
-      g_string_append_printf (failures, "\n%s: %s", file->input, error->message);
+      g_string_append_printf (failures, "%s%s: %s", failures->len ? "; " : " ", file->input,
+                              error->message);
       g_error_free (error);
     }
   gimp_progress_update ((gdouble) (i + 1) / n);
@@ -315,7 +316,7 @@ files_run (const FilesArgs *args, FilesCount *count, GError **error)
               blur_identity.binary, plan->n, count->blurred, count->skipped, count->failed);
   if (count->failed)
     g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                 _("%u of %u files failed (the others are done):%s"), count->failed, plan->n,
+                 _("%u of %u files failed (the others are done):%s."), count->failed, plan->n,
                  failures->str);
   g_string_free (failures, TRUE);
   files_plan_free (plan);
