@@ -7,7 +7,8 @@
 #   -s SIGMA           the blur's sigma, in pixels (required)
 #   -o OUTDIR          an existing folder for the outputs (required)
 #   -g N               processes, one per GPU (default: the GPUs nvidia-smi
-#                      lists, else 1); process i sees GPU i only
+#                      lists, else 1); process i sees GPU i only (more
+#                      processes than GPUs share them, round-robin)
 #   -p                 perceptual: blur the stored values (default: linear light)
 #   -f EXT             output format, an extension (default: the input's)
 #   -l                 blur every layer (default: the visible layers merged)
@@ -16,7 +17,7 @@
 # Exits 0 when every file was blurred or its output existed, 1 when any
 # failed (each named, with the reason, in the output), 2 on bad usage.
 set -u
-usage () { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage () { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 sigma="" out="" gpus="" linear=TRUE format="" layers=FALSE overwrite=FALSE gimp=""
 while getopts s:o:g:pf:lwG:h opt; do
   case $opt in
@@ -28,8 +29,9 @@ shift $((OPTIND - 1))
 [ -n "$sigma" ] && [ -n "$out" ] || usage
 [ -d "$out" ] || { echo "blur-files: the output folder '$out' does not exist" >&2; exit 2; }
 out=$(cd "$out" && pwd)
+listed=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [ -z "$gpus" ]; then
-  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  gpus=$listed
   [ "$gpus" -gt 0 ] 2>/dev/null || gpus=1
 fi
 [ "$gpus" -gt 0 ] 2>/dev/null || { echo "blur-files: -g wants a count, not '$gpus'" >&2; exit 2; }
@@ -72,7 +74,9 @@ $(scm "$format") $layers $overwrite)" -b '(gimp-quit 0)' ;;
 #:pattern $(scm "$work/$1/*") #:sigma $sigma #:linear $linear #:output-folder $(scm "$out") \
 #:format $(scm "$format") #:every-layer $layers #:overwrite $overwrite)" ;;
   esac
-  CUDA_VISIBLE_DEVICES=$i "$gimp" "$@" >"$work/log.$i" 2>&1
+  gpu=$1
+  [ "$listed" -gt 0 ] 2>/dev/null && gpu=$(($1 % listed))
+  CUDA_VISIBLE_DEVICES=$gpu "$gimp" "$@" >"$work/log.$i" 2>&1
   echo $? >"$work/rc.$i"
 }
 i=0
@@ -89,7 +93,7 @@ while [ $i -lt "$gpus" ]; do
     # GIMP 2.10 exits 0 after a failed script: its message tells.
     if [ "$(cat "$work/rc.$i")" != 0 ] || grep -q "batch command experienced an execution error" "$work/log.$i" ||
        ! grep -q "^cuda-gaussian-blur: .* files: .* 0 failed$" "$work/log.$i"; then
-      echo "blur-files: process $i (GPU $i) failed" >&2; status=1
+      echo "blur-files: process $i failed" >&2; status=1
     fi
   fi
   i=$((i + 1))
