@@ -17,7 +17,7 @@
 # Exits 0 when every file was blurred or its output existed, 1 when any
 # failed (each named, with the reason, in the output), 2 on bad usage.
 set -u
-usage () { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage () { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 sigma="" out="" gpus="" linear=TRUE format="" layers=FALSE overwrite=FALSE gimp=""
 while getopts s:o:g:pf:lwG:h opt; do
   case $opt in
