@@ -608,7 +608,7 @@ def check(version, work, log_path):
     for text in texts:
         record(f"message '{text}'", text in log)
 
-    files_test.check(version, work, log, read, record)
+    files_test.check(version, work, log, read, record, expected)
 
     passed = sum(ok for _, ok in results)
     print(f"{passed} passed, {len(results) - passed} failed")

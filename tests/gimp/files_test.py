@@ -13,6 +13,7 @@ import shutil
 
 SIGMA = 3.0
 INPUTS = {"f1.png": "gray8.png", "f2.png": "rgba8.png", "f3.png": "rgb16.png"}
+LAYER_RECT = (20, 16, 40, 30)   # x, y, w, h of the top layer
 SENTINEL = b"an output that exists: kept\n"
 PROC = "plug-in-cuda-gaussian-blur-files"
 # name, pattern (under WORK), output folder (None: a missing one), sigma, the message expected
@@ -33,7 +34,8 @@ def prepare(work, read_write):
         shutil.copy(f"{work}/{src}", f"{work}/files/{name}")
     with open(f"{work}/files/bad.png", "w") as f:
         f.write("not a PNG\n")
-    for d in ("files-out", "files-single", "files-tif", "files-err", "files-split", "files-parallel"):
+    for d in ("files-out", "files-single", "files-tif", "files-err", "files-split", "files-parallel",
+              "files-layers", "files-every", "files-merged"):
         os.makedirs(f"{work}/{d}", exist_ok=True)
     with open(f"{work}/files-out/f2.png", "wb") as f:
         f.write(SENTINEL)
@@ -41,12 +43,13 @@ def prepare(work, read_write):
         f.write(b"half-written")
 
 
-def call(version, pattern, folder, sigma, fmt="", overwrite=False):
-    ow = "TRUE" if overwrite else "FALSE"
+def call(version, pattern, folder, sigma, fmt="", overwrite=False, every_layer=False):
+    ow, ev = ("TRUE" if b else "FALSE" for b in (overwrite, every_layer))
     if version == "3":
         return (f"({PROC} #:run-mode RUN-NONINTERACTIVE #:pattern \"{pattern}\" #:sigma {sigma} "
-                f"#:linear TRUE #:output-folder \"{folder}\" #:format \"{fmt}\" #:overwrite {ow})")
-    return f"({PROC} RUN-NONINTERACTIVE \"{pattern}\" {sigma} TRUE \"{folder}\" \"{fmt}\" FALSE {ow})"
+                f"#:linear TRUE #:output-folder \"{folder}\" #:format \"{fmt}\" #:every-layer {ev} "
+                f"#:overwrite {ow})")
+    return f"({PROC} RUN-NONINTERACTIVE \"{pattern}\" {sigma} TRUE \"{folder}\" \"{fmt}\" {ev} {ow})"
 
 
 def scheme(version, work, scm_load, scm_call, scm_save):
@@ -57,6 +60,15 @@ def scheme(version, work, scm_load, scm_call, scm_save):
                    f"  {scm_call(version, 'img', 'drw', SIGMA, True)}\n"
                    f"  {scm_save(version, 'img', 'drw', f'{work}/files-single/{name}')})\n")
 
+    # Two layers: gray8, and over it an opaque copy cropped to LAYER_RECT.
+    copy = "(gimp-layer-copy drw)" if version == "3" else "(gimp-layer-copy drw FALSE)"
+    x, y, w, h = LAYER_RECT
+    out.append(f"(let* ({scm_load(version, f'{work}/gray8.png')}\n"
+               f"       (top (car {copy})))\n"
+               f"  (gimp-image-insert-layer img top 0 0)\n"
+               f"  (gimp-layer-resize top {w} {h} {-x} {-y})\n"
+               f"  {scm_save(version, 'img', 'top', f'{work}/files-layers/two.xcf')})\n")
+
     def case(name, body):
         out.append(f"(gimp-message (if (catch #f {body} #t) \"CASE {name} CALL-SUCCEEDED\" "
                    f"\"CASE {name} CALL-FAILED\"))\n"
@@ -66,6 +78,9 @@ def scheme(version, work, scm_load, scm_call, scm_save):
     case("files-overwrite", call(version, f"{work}/files/f2.png", f"{work}/files-out", SIGMA,
                                  overwrite=True))
     case("files-format", call(version, f"{work}/files/f1.png", f"{work}/files-tif", SIGMA, "tif"))
+    for name, every in (("files-every", True), ("files-merged", False)):
+        case(name, call(version, f"{work}/files-layers/*.xcf", f"{work}/{name}", SIGMA, "png",
+                        every_layer=every))
     for name, pattern, folder, sigma, _ in ERROR_CASES:
         case(name, call(version, f"{work}/{pattern}", f"{work}/{folder or 'no-such-folder'}", sigma))
     return out
@@ -89,7 +104,28 @@ def same_as_single(work, read, folder, names, ext=None):
     return bad
 
 
-def check(version, work, log, read, record):
+def check_layers(work, read, record, expected):
+    """every-layer: each layer blurred on its own (the top one's edges its own),
+    then merged; merged: the picture blurred as one layer."""
+    src = read(f"{work}/gray8.png")
+    x, y, w, h = LAYER_RECT
+    merged_exp = expected(src, 255.0, SIGMA, True)
+    every_exp = merged_exp.copy()
+    every_exp[y:y + h, x:x + w] = expected(src[y:y + h, x:x + w], 255.0, SIGMA, True)
+    outs = {}
+    for name, exp in (("files-every", every_exp), ("files-merged", merged_exp)):
+        try:
+            outs[name] = read(f"{work}/{name}/two.png")[..., :1].astype(float)
+            err = abs(outs[name] - exp).max()
+        except FileNotFoundError:
+            err = None
+        record(f"{name}-layer", err is not None and err <= 1.0, f"two layers, max error {err}")
+    if len(outs) == 2:
+        d = abs(outs["files-every"] - outs["files-merged"]).max()
+        record("files-every-differs-from-merged", d > 3, f"max difference {d:.0f} levels")
+
+
+def check(version, work, log, read, record, expected):
     def called(name):
         m = re.findall(rf"CASE {name} (CALL-SUCCEEDED|CALL-FAILED)$", log, re.M)
         return m[-1] if m else "MISSING"
@@ -125,6 +161,7 @@ def check(version, work, log, read, record):
         text = text[version] if isinstance(text, dict) else text
         record(name, called(name) == "CALL-FAILED" and text in message(name) and not os.listdir(f"{work}/files-err"),
                f"{called(name)}, message: {message(name)[:80]!r}")
+    check_layers(work, read, record, expected)
     for how in ("split", "parallel"):
         if f"{how} skipped" in log:
             print(f"SKIP: files-{how} — no GNU parallel on this machine")
