@@ -337,7 +337,7 @@ files_run (const FilesArgs *args, FilesCount *count, GError **error)
               blur_identity.binary, plan->n, count->blurred, count->skipped, count->failed);
   if (count->failed)
     g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                 _("%u of %u files failed (the others are done):%s."), count->failed, plan->n,
+                 _("%u of %u files failed (the others are done):%s"), count->failed, plan->n,
                  failures->str);
   g_string_free (failures, TRUE);
   files_plan_free (plan);
