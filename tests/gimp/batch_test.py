@@ -19,7 +19,8 @@ import sys
 
 import numpy as np
 
-import files_test
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree (it may be read-only: distcheck)
+import files_test  # noqa: E402
 try:
     import cv2
 except ImportError:   # the GPU machine has Pillow, not OpenCV: 8-bit images only
