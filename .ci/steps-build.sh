@@ -3,11 +3,12 @@
 step_packages () {
   # Build tools, GIMP 2.10 with its headers, Debian's python3 with OpenCV
   # (the batch tests' image I/O), debootstrap (the GIMP 3 chroots), Debian's
-  # own CUDA toolkit (11.8, non-free: the GIMP 2.10 package and release).
+  # own CUDA toolkit (11.8, non-free: the GIMP 2.10 package and release),
+  # GNU parallel (the batch suites spread files over its jobs).
   local packages="autoconf automake pkg-config make gcc libc6-dev gettext gimp libgimp2.0-dev liblcms2-dev
     libfftw3-dev dpkg-dev debhelper python3-opencv python3-numpy debootstrap xvfb xauth xdotool imagemagick
     locales fonts-nanum valgrind clang libclang-rt-14-dev libgs-common icc-profiles-free gegl python3-gi
-    gir1.2-gegl-0.4 universal-ctags nvidia-cuda-toolkit-gcc"
+    gir1.2-gegl-0.4 universal-ctags nvidia-cuda-toolkit-gcc parallel"
   local nonfree=/etc/apt/sources.list.d/debian-contrib-non-free.sources missing l regen=""
   [ -f $nonfree ] || printf '%s\n' 'Types: deb' "URIs: $(tests/env/gimp3-chroot.sh --mirror)" \
     'Suites: bookworm bookworm-updates' 'Components: contrib non-free' \

@@ -23,6 +23,8 @@
 #include "blur-procedure.h"
 #include "identity.h"
 #include "drawable-blur.h"
+#include "files-plan.h"
+#include "files-run.h"
 
 static void query (void);
 static void run_blur (const gchar      *name,
@@ -35,6 +37,12 @@ static void run   (const gchar      *name,
                    const GimpParam  *param,
                    gint             *nreturn_vals,
                    GimpParam       **return_vals);
+
+static void return_status (GimpPDBStatusType  status,
+                           GError            *error,
+                           GimpRunMode        run_mode,
+                           gint              *nreturn_vals,
+                           GimpParam        **return_vals);
 
 const GimpPlugInInfo PLUG_IN_INFO = { NULL, NULL, query, run };
 
@@ -63,6 +71,19 @@ static const GimpParamDef blur_args[] = {
   { GIMP_PDB_INT32,    "linear",   LINEAR_BLURB }
 };
 
+/* The files procedure's: the first five fixed (scripts name them), the
+ * rest optional (a caller may leave them out; Script-Fu passes them all). */
+static const GimpParamDef files_args[] = {
+  { GIMP_PDB_INT32,  "run-mode",      "The run mode { RUN-INTERACTIVE (0), RUN-NONINTERACTIVE (1) }" },
+  { GIMP_PDB_STRING, "pattern",       PATTERN_BLURB },
+  { GIMP_PDB_FLOAT,  "sigma",         SIGMA_BLURB },
+  { GIMP_PDB_INT32,  "linear",        LINEAR_BLURB },
+  { GIMP_PDB_STRING, "output-folder", FOLDER_BLURB },
+  { GIMP_PDB_STRING, "format",        FORMAT_BLURB },
+  { GIMP_PDB_INT32,  "every-layer",   LAYERS_BLURB },
+  { GIMP_PDB_INT32,  "overwrite",     OVERWRITE_BLURB }
+};
+
 static void
 query (void)
 {
@@ -72,6 +93,9 @@ query (void)
                           GIMP_PLUGIN, G_N_ELEMENTS (blur_args), 0, blur_args, NULL);
   if (blur_identity.menu_path)
     gimp_plugin_menu_register (blur_identity.procedure, blur_identity.menu_path);
+  gimp_install_procedure (files_procedure_name (), FILES_BLURB, FILES_HELP, PLUG_IN_AUTHOR,
+                          PLUG_IN_COPYRIGHT, PLUG_IN_DATE, NULL, NULL, GIMP_PLUGIN,
+                          G_N_ELEMENTS (files_args), 0, files_args, NULL);
   /* An extension without arguments: GIMP starts it when it starts. */
   gimp_install_procedure (blur_extension_name (), "Keeps the blur's engine warm between calls",
                           "Installs the blur procedure as a temporary procedure of a process "
@@ -160,6 +184,34 @@ error_status (const GError *error)
   return error->code == BLUR_CALLING_ERROR ? GIMP_PDB_CALLING_ERROR : GIMP_PDB_EXECUTION_ERROR;
 }
 
+/* The files procedure: every file a pattern names, in this one process; the
+ * blur of each goes to the one-file procedure (the warm process's). */
+static void
+run_files (gint nparams, const GimpParam *param, gint *nreturn_vals, GimpParam **return_vals)
+{
+  FilesArgs  args = { NULL, SIGMA_DEFAULT, LINEAR_DEFAULT, NULL, "", FALSE, FALSE };
+  FilesCount count;
+  GError    *error = NULL;
+
+  bind_catalogs ();
+  if (nparams < 5 || nparams > (gint) G_N_ELEMENTS (files_args))
+    g_set_error (&error, BLUR_ERROR, BLUR_CALLING_ERROR,
+                 _("Expected 5 to 8 arguments (run-mode, pattern, sigma, linear, output-folder, "
+                   "format, every-layer, overwrite), got %d."), nparams);
+  else
+    {
+      args.pattern = param[1].data.d_string;
+      args.sigma = param[2].data.d_float;
+      args.linear = param[3].data.d_int32 != 0;
+      args.folder = param[4].data.d_string;
+      args.format = nparams > 5 && param[5].data.d_string ? param[5].data.d_string : "";
+      args.every_layer = nparams > 6 && param[6].data.d_int32 != 0;
+      args.overwrite = nparams > 7 && param[7].data.d_int32 != 0;
+      files_run (&args, &count, &error);
+    }
+  return_status (GIMP_PDB_SUCCESS, error, GIMP_RUN_NONINTERACTIVE, nreturn_vals, return_vals);
+}
+
 static void
 run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals,
      GimpParam **return_vals)
@@ -173,6 +225,11 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
       *return_vals = values;
       values[0].type = GIMP_PDB_STATUS;
       values[0].data.d_status = GIMP_PDB_EXECUTION_ERROR;
+      return;
+    }
+  if (strcmp (name, files_procedure_name ()) == 0)
+    {
+      run_files (nparams, param, nreturn_vals, return_vals);
       return;
     }
   run_blur (name, nparams, param, nreturn_vals, return_vals);

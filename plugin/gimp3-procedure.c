@@ -22,6 +22,8 @@
 #include "identity.h"
 #include "merge-check.h"
 #include "drawable-blur.h"
+#include "files-plan.h"
+#include "files-run.h"
 
 typedef struct _CudaBlur      CudaBlur;
 typedef struct _CudaBlurClass CudaBlurClass;
@@ -51,6 +53,9 @@ static GimpValueArray *cuda_blur_run              (GimpProcedure        *procedu
                                                    GimpProcedureConfig  *config,
                                                    gpointer              run_data);
 static GimpValueArray *run_extension              (GimpProcedure        *procedure,
+                                                   GimpProcedureConfig  *config,
+                                                   gpointer              run_data);
+static GimpValueArray *run_files                  (GimpProcedure        *procedure,
                                                    GimpProcedureConfig  *config,
                                                    gpointer              run_data);
 
@@ -87,8 +92,9 @@ static GList *
 cuda_blur_query_procedures (GimpPlugIn *plug_in)
 {
   (void) plug_in;
-  return g_list_append (g_list_append (NULL, g_strdup (blur_identity.procedure)),
-                        g_strdup (blur_extension_name ()));
+  return g_list_append (g_list_append (g_list_append (NULL, g_strdup (blur_identity.procedure)),
+                                      g_strdup (blur_extension_name ())),
+                        g_strdup (files_procedure_name ()));
 }
 
 /* Catalogs live in locale/ inside the plug-in's folder, domain GETTEXT_PACKAGE. */
@@ -133,6 +139,36 @@ blur_procedure_new (GimpPlugIn *plug_in, GimpPDBProcType type, gpointer run_data
   return procedure;
 }
 
+/* The files procedure: the first five arguments fixed (scripts name them),
+ * the rest optional. */
+static GimpProcedure *
+files_procedure_new (GimpPlugIn *plug_in)
+{
+  GimpProcedure *procedure = gimp_procedure_new (plug_in, files_procedure_name (),
+                                                 GIMP_PDB_PROC_TYPE_PLUGIN, run_files, NULL, NULL);
+
+  gimp_procedure_set_documentation (procedure, _(FILES_BLURB), _(FILES_HELP), files_procedure_name ());
+  gimp_procedure_set_attribution (procedure, PLUG_IN_AUTHOR, PLUG_IN_COPYRIGHT, PLUG_IN_DATE);
+  gimp_procedure_add_enum_argument (procedure, "run-mode", "Run mode", "The run mode",
+                                    GIMP_TYPE_RUN_MODE, GIMP_RUN_NONINTERACTIVE, G_PARAM_READWRITE);
+  gimp_procedure_add_string_argument (procedure, "pattern", _("Pattern"), _(PATTERN_BLURB), "",
+                                      G_PARAM_READWRITE);
+  gimp_procedure_add_double_argument (procedure, "sigma", _("S_igma"), _(SIGMA_BLURB),
+                                      GBLUR_SIGMA_MIN, GBLUR_SIGMA_MAX, SIGMA_DEFAULT,
+                                      G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "linear", _("Li_near light"), _(LINEAR_BLURB),
+                                       LINEAR_DEFAULT, G_PARAM_READWRITE);
+  gimp_procedure_add_string_argument (procedure, "output-folder", _("Output folder"),
+                                      _(FOLDER_BLURB), "", G_PARAM_READWRITE);
+  gimp_procedure_add_string_argument (procedure, "format", _("Format"), _(FORMAT_BLURB), "",
+                                      G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "every-layer", _("Every layer"), _(LAYERS_BLURB),
+                                       FALSE, G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "overwrite", _("Overwrite"), _(OVERWRITE_BLURB),
+                                       FALSE, G_PARAM_READWRITE);
+  return procedure;
+}
+
 static GimpProcedure *
 cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
 {
@@ -140,6 +176,8 @@ cuda_blur_create_procedure (GimpPlugIn *plug_in, const gchar *name)
 
   if (g_strcmp0 (name, blur_identity.procedure) == 0)
     return blur_procedure_new (plug_in, GIMP_PDB_PROC_TYPE_PLUGIN, NULL);
+  if (g_strcmp0 (name, files_procedure_name ()) == 0)
+    return files_procedure_new (plug_in);
   if (g_strcmp0 (name, blur_extension_name ()) != 0)
     return NULL;
   /* Persistent and without arguments: GIMP starts it when it starts. */
@@ -386,4 +424,28 @@ done:
   if (warm)
     warm->busy = FALSE;
   return return_values (procedure, cancelled, error);
+}
+
+/* The files procedure: every file a pattern names, in this one process; the
+ * blur of each goes to the one-file procedure (the warm process's). */
+static GimpValueArray *
+run_files (GimpProcedure *procedure, GimpProcedureConfig *config, gpointer run_data)
+{
+  gchar     *pattern = NULL, *folder = NULL, *format = NULL;
+  FilesArgs  args = { NULL, SIGMA_DEFAULT, LINEAR_DEFAULT, NULL, NULL, FALSE, FALSE };
+  FilesCount count;
+  GError    *error = NULL;
+
+  (void) run_data;
+  g_object_get (config, "pattern", &pattern, "sigma", &args.sigma, "linear", &args.linear,
+                "output-folder", &folder, "format", &format, "every-layer", &args.every_layer,
+                "overwrite", &args.overwrite, NULL);
+  args.pattern = pattern;
+  args.folder = folder;
+  args.format = format;
+  files_run (&args, &count, &error);
+  g_free (pattern);
+  g_free (folder);
+  g_free (format);
+  return return_values (procedure, FALSE, error);
 }

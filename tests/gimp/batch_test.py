@@ -18,6 +18,9 @@ import re
 import sys
 
 import numpy as np
+
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree (it may be read-only: distcheck)
+import files_test  # noqa: E402
 try:
     import cv2
 except ImportError:   # the GPU machine has Pillow, not OpenCV: 8-bit images only
@@ -434,6 +437,8 @@ def write_scheme(version, work):
                 f"  (gimp-message (string-append \"CASE {name} ERROR-MESSAGE \" cgb-last-error))\n"
                 f"  {scm_save(version, 'img', 'drw', f'{work}/out-{name}.png')})")
         out.append(scm_case(version, name, body))
+    files_test.prepare(work, read)
+    out += files_test.scheme(version, work, scm_load, scm_call, scm_save)
     with open(f"{work}/cases.scm", "w") as f:
         f.write("(gimp-message-set-handler CONSOLE)\n" + SCM_KEEP_ERROR + "\n".join(out))
 
@@ -603,6 +608,8 @@ def check(version, work, log_path):
         texts += ["Sigma must be between 0.1 and 1500 pixels (got 1600)"]
     for text in texts:
         record(f"message '{text}'", text in log)
+
+    files_test.check(version, work, log, read, record, expected)
 
     passed = sum(ok for _, ok in results)
     print(f"{passed} passed, {len(results) - passed} failed")

@@ -69,6 +69,39 @@ case $version in
 esac
 [ $rc = 124 ] && echo "FAIL: GIMP did not finish within $GIMP_RUN_LIMIT s" | tee -a "$work/log"
 
+# batch/blur-files.sh: the files over two processes, then over two jobs of
+# GNU parallel (here: the machines' stand-in), each one process.
+files="$work/files/f1.png $work/files/f2.png $work/files/f3.png"
+split_args="-s 3 -o $work/files-split -g 2 $files" parallel_args="-s 3 -o $work/files-parallel -g 1"
+parallel="parallel --will-cite -j 2 --pipe -N 2"
+limit="timeout -k 10 $GIMP_RUN_LIMIT"
+if [ "$major" = 2 ]; then
+  run2="env $user_env GIMP2_DIRECTORY=$profile $limit $top/batch/blur-files.sh -G ${GIMP2_CONSOLE:-gimp-console-2.10}"
+  split_files () { $run2 $split_args; }
+  parallel_files () { ls $files | $limit $parallel "$run2 $parallel_args"; }
+elif [ -n "${GIMP3_CONSOLE:-}" ]; then
+  split_files () { GIMP3_DIRECTORY=$profile "$top/batch/blur-files.sh" -G "$GIMP3_CONSOLE" $split_args; }
+  parallel_files () { ls $files | GIMP3_DIRECTORY=$profile $limit $parallel "$top/batch/blur-files.sh -G $GIMP3_CONSOLE $parallel_args"; }
+else   # in the chroot; GNU parallel here, each job entering it as it would a machine
+  split_files () { in_gimp3 "$work" "$user_env GIMP3_DIRECTORY=$profile /src/batch/blur-files.sh $split_args"; }
+  parallel_files () { ls $files | GIMP3_CHROOT_BIND=$work $limit $parallel "$top/tests/env/gimp3-chroot.sh $version \
+    env $user_env GIMP3_DIRECTORY=$profile /src/batch/blur-files.sh $parallel_args"; }
+fi
+# Installs (--installed, --home, --flatpak-home) test what was installed: the
+# script's four GIMP starts are left to the suites of builds.
+case $build in
+  --*) echo "split skipped: an install's run" >>"$work/log"; echo "parallel skipped: an install's run" >>"$work/log" ;;
+  *) echo "== batch/blur-files.sh, 2 processes" >>"$work/log"
+     split_files >>"$work/log" 2>&1 && grep -q '^\[1\] cuda-gaussian-blur: ' "$work/log" && echo "split ran" >>"$work/log"
+     echo "== batch/blur-files.sh under GNU parallel, 2 jobs" >>"$work/log"
+     # A relocatable GIMP's machine (the GPU machine) may lack GNU parallel: said, not failed.
+     if ! command -v parallel >/dev/null && [ -n "${GIMP2_CONSOLE:-}${GIMP3_CONSOLE:-}" ]; then
+       echo "parallel skipped: no GNU parallel here" >>"$work/log"
+     else
+       parallel_files >>"$work/log" 2>&1 && echo "parallel ran" >>"$work/log"
+     fi ;;
+esac
+
 # The README's one-liner for this version, word for word, on /tmp/in.png.
 oneliner=$(grep -m 1 "^ *gimp-console-$major[.0-9]* " "$top/README.md" | sed 's/^ *//')
 if [ -n "$oneliner" ]; then

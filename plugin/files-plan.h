@@ -1,0 +1,53 @@
+/* The files procedure's plan, without libgimp: which files a pattern
+ * names, where each one's output goes, and how it gets there (a temporary
+ * name in the output folder, then a rename). */
+#ifndef FILES_PLAN_H
+#define FILES_PLAN_H
+
+#include <glib.h>
+
+/* Texts of the files procedure (translated by the callers). */
+#define FILES_BLURB   N_("Blurs every file a pattern names, in one GIMP process")
+#define FILES_HELP    N_("Loads each file the glob pattern matches, blurs it as " \
+                         "plug-in-cuda-gaussian-blur does (its visible layers merged, or every " \
+                         "layer), and saves it under the same name in the output folder, " \
+                         "through a temporary name there. Existing outputs are kept unless " \
+                         "overwrite is on, so a rerun does only what is missing. A file that " \
+                         "cannot be read or written is named with the reason and skipped; the " \
+                         "call then fails after the others are done.")
+#define PATTERN_BLURB N_("Glob pattern of the input files, e.g. /photos/*.png")
+#define FOLDER_BLURB  N_("Existing folder the outputs are written to")
+#define FORMAT_BLURB  N_("Output file extension, e.g. png, jpg, tif; empty: the input's")
+#define LAYERS_BLURB  N_("Blur every layer (TRUE) or the visible layers merged into one (FALSE)")
+#define OVERWRITE_BLURB N_("Replace outputs that exist (TRUE) or keep them (FALSE)")
+
+/* Prefix of the temporary names in the output folder. */
+#define FILES_TEMP_PREFIX ".cgb-partial-"
+
+typedef struct {
+  gchar *input;    /* as the pattern matched it */
+  gchar *output;   /* in the output folder */
+  gchar *temp;     /* where the output is written before the rename */
+} FilePlan;
+
+typedef struct {
+  FilePlan *files;
+  guint     n;
+} FilesPlan;
+
+/* The files `pattern` matches (sorted, folders left out), each with its
+ * output in `folder` under its name, the extension `format` where not
+ * empty.  NULL with *error when the pattern matches no file, or the
+ * folder is missing or not writable. */
+FilesPlan *files_plan_new  (const gchar *pattern,
+                            const gchar *folder,
+                            const gchar *format,
+                            GError     **error);
+void       files_plan_free (FilesPlan   *plan);
+
+/* Renames the written temporary file to the output; FALSE with *error
+ * (the temporary file removed) when it cannot. */
+gboolean   files_plan_commit (const FilePlan *file,
+                              GError        **error);
+
+#endif
