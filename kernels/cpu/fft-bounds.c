@@ -85,25 +85,23 @@ cheaper_again (const fft_axis *a, int count)
 
 /* ---- The vertical pass: every output within rel_v of itself ---- */
 
-/* Line k (of count, pitch floats apart; its input in saved) after the
- * transforms: its outputs under the bound's reach summed directly, or the
- * line transformed again in double precision (and its outputs too small
- * for that summed). */
+/* Line k (of count, pitch floats apart; its input from `in`: see
+ * gblur_fft_bounded_lines) after the transforms: its outputs under the
+ * bound's reach summed directly, or the line transformed again in double
+ * precision (and its outputs too small for that summed). */
 static void
-settle_line (const fft_run *run, const fft_axis *a, float *lines, const float *saved, size_t pitch,
-             int k, float largest, int worker)
+settle_line (const fft_run *run, const fft_axis *a, float *out, const float *in, size_t step, float largest,
+             int worker)
 {
-  float       *out = lines + (size_t) k * pitch;
-  const float *in = saved + (size_t) k * pitch;
-  int         *nonzero = run->nonzero[worker];
-  float        floor = run->dark_v * largest;
-  int          costly = 0, counted = 0;
+  int  *nonzero = run->nonzero[worker];
+  float floor = run->dark_v * largest;
+  int   costly = 0, counted = 0;
 
   for (int j = a->offset; j < a->offset + a->outputs; j++)
     if (!(fabsf (out[j]) >= floor))
       {
         if (!counted)
-          gblur_fft_count_nonzero (in, 1, 1, a->len, nonzero);
+          gblur_fft_count_nonzero (in, step, 1, a->len, nonzero);
         counted = 1;
         costly += gblur_fft_reaches_nonzero (a, j, nonzero);
       }
@@ -111,18 +109,19 @@ settle_line (const fft_run *run, const fft_axis *a, float *lines, const float *s
     return;
   if (cheaper_again (a, costly))
     {
-      memcpy (out, in, (size_t) a->len * sizeof (float));
-      gblur_fft_convolve_lines (run, a, out, pitch, 1, worker, 1);
+      for (int j = 0; j < a->len; j++)
+        out[j] = in[(size_t) j * step];
+      gblur_fft_convolve_lines (run, a, out, 0, 1, worker, 1);
       floor = (float) ALPHA_FLOOR * largest;
     }
   for (int j = a->offset; j < a->offset + a->outputs; j++)
     if (!(fabsf (out[j]) >= floor))
-      gblur_fft_resum_output (a, &out, 1, in, 1, j, nonzero);
+      gblur_fft_resum_output (a, &out, 1, in, step, j, nonzero);
 }
 
 void
-gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, const float *saved, size_t pitch,
-                         int count, const float *largest, int worker)
+gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, size_t pitch, int count,
+                         const float *in, size_t step, const float *largest, int worker)
 {
   gblur_fft_convolve_lines (run, a, lines, pitch, count, worker, 0);
   for (int k = 0; k < count; k++)
@@ -130,7 +129,7 @@ gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, co
       /* lines 2i and 2i + 1 went through one transform */
       const int   other = k ^ 1;
       const float pair = other < count && largest[other] > largest[k] ? largest[other] : largest[k];
-      settle_line (run, a, lines, saved, pitch, k, pair, worker);
+      settle_line (run, a, lines + (size_t) k * pitch, in + k, step, pair, worker);
     }
 }
 
@@ -294,7 +293,6 @@ gblur_fft_bounded_rows (const fft_run *run, float *lines, size_t pitch, const fl
     {
       const float m = gblur_fft_largest_magnitude (rows[r], len * c);
       largest = m > largest ? m : largest;
-      split_channels (rows[r], c, len, lines + (size_t) r * c * pitch, pitch);
     }
   gblur_fft_convolve_lines (run, &run->x, lines, pitch, count * c, worker, 0);
   for (int r = 0; r < count; r++)

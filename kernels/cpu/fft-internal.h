@@ -145,7 +145,6 @@ typedef struct {
   fftw_complex           **spec;         /* precise: a line's spectrum */
   double                 **work;         /* precise: a line in double */
   int                    **nonzero;      /* repair: counts of non-zero pixels */
-  float                  **saved;        /* bounded: a block's lines as they were */
   float                  **out;          /* an output row */
   /* work sharing */
   pthread_mutex_t          lock;
@@ -159,14 +158,14 @@ typedef struct {
 double gblur_fft_single_error (int n);
 /* The run's thresholds, once its axes are planned. */
 void   gblur_fft_bounds_plan (fft_run *run);
-/* count lines (pitch floats apart, their inputs also in saved, largest[k]
- * line k's largest input) convolved, every output within run->rel_v of
- * itself or of the transforms' error. */
-void   gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, const float *saved,
-                                size_t pitch, int count, const float *largest, int worker);
-/* count rows of pixels (rows[r]: run->x.len pixels) convolved along x into
+/* count lines (pitch floats apart; line k's input in[k + j step], largest[k]
+ * its largest) convolved, every output within run->rel_v of itself or of
+ * the transforms' error. */
+void   gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, size_t pitch, int count,
+                                const float *in, size_t step, const float *largest, int worker);
+/* count rows of pixels (rows[r]: run->x.len pixels), already split into
  * channel lines (row r's channel ch at line r c + ch, pitch floats apart),
- * every output pixel within the level budget. */
+ * convolved along x, every output pixel within the level budget. */
 void   gblur_fft_bounded_rows (const fft_run *run, float *lines, size_t pitch, const float *const *rows,
                                int count, int worker);
 

@@ -109,8 +109,7 @@ run_bytes (const fft_run *run, int workers)
   const size_t per_worker = (BLOCK_FLOATS * line_pitch (run) + (size_t) run->job->geo.win_w * run->c)
                             * sizeof (float)
                             + transform_bytes (run)
-                            + (run->repair || run->bounded ? (n + 1) * sizeof (int) : 0)
-                            + (run->bounded ? BLOCK_FLOATS * line_pitch (run) * sizeof (float) : 0);
+                            + (run->repair || run->bounded ? (n + 1) * sizeof (int) : 0);
 
   return region_bytes (run)
          + (size_t) (run->y.n + run->x.n) * (sizeof (double) + 2 * sizeof (float))
@@ -239,10 +238,11 @@ repair_columns (const fft_run *run, size_t x, int bw, float *lines, const float 
     }
 }
 
-/* One pixel's c lines (from first, pitch apart; largest: each line's
- * largest input), each in the precision it needs. */
+/* One pixel's c lines (from first, pitch apart; their inputs at in, in
+ * img; largest: each line's largest input), each in the precision it
+ * needs. */
 static void
-vertical_pixel (const fft_run *run, float *first, const float *saved, const float *largest, int worker)
+vertical_pixel (const fft_run *run, float *first, const float *in, const float *largest, int worker)
 {
   const int    c = run->c;
   const size_t pitch = line_pitch (run);
@@ -252,7 +252,7 @@ vertical_pixel (const fft_run *run, float *first, const float *saved, const floa
     m = largest[ch] > m ? largest[ch] : m;
   const int precise = gblur_fft_pixel_precise (run, first + (size_t) (c - 1) * pitch, 1, run->reg.h, m);
   if (run->bounded && !precise)
-    gblur_fft_bounded_lines (run, &run->y, first, saved, pitch, c, largest, worker);
+    gblur_fft_bounded_lines (run, &run->y, first, pitch, c, in, run->stride, largest, worker);
   else
     gblur_fft_convolve_lines (run, &run->y, first, pitch, c, worker, precise);
 }
@@ -264,23 +264,20 @@ vertical_block (const fft_run *run, int b, int worker)
   const int    bw = row - x < BLOCK_FLOATS ? (int) (row - x) : BLOCK_FLOATS;
   const int    c = run->c;
   const size_t pitch = line_pitch (run);
-  float       *lines = run->lines[worker], *saved = run->saved ? run->saved[worker] : NULL;
+  float       *lines = run->lines[worker];
   float        largest[BLOCK_FLOATS];
 
   gather_columns (run, x, bw, lines);
-  if (run->bounded)
-    memcpy (saved, lines, (size_t) bw * pitch * sizeof (float));
   for (int k = 0; k < bw; k++)
     largest[k] = run->repair || run->bounded ? gblur_fft_largest_magnitude (lines + (size_t) k * pitch, run->reg.h)
                                              : 0.0f;
   if (run->bounded && !run->repair)
-    gblur_fft_bounded_lines (run, &run->y, lines, saved, pitch, bw, largest, worker);
+    gblur_fft_bounded_lines (run, &run->y, lines, pitch, bw, run->img + x, run->stride, largest, worker);
   else if (!run->single_first && !run->bounded)
     gblur_fft_convolve_lines (run, &run->y, lines, pitch, bw, worker, run->precise);
   else /* whole pixels (format_allows_fft), each in the precision it needs */
     for (int p = 0; p < bw / c; p++)
-      vertical_pixel (run, lines + (size_t) p * c * pitch, saved ? saved + (size_t) p * c * pitch : NULL,
-                      largest + p * c, worker);
+      vertical_pixel (run, lines + (size_t) p * c * pitch, run->img + x + (size_t) p * c, largest + p * c, worker);
   if (run->repair)
     repair_columns (run, x, bw, lines, largest, worker);
   scatter_columns (run, x, bw, lines);
@@ -350,7 +347,10 @@ horizontal_bounded_rows (const fft_run *run, int i, int count, int worker)
   const float *rows[2];
 
   for (int r = 0; r < count; r++)
-    rows[r] = region_row (run, i + r);
+    {
+      rows[r] = region_row (run, i + r);
+      transpose (rows[r], (size_t) c, lines + (size_t) r * c * pitch, pitch, run->reg.w, c);
+    }
   gblur_fft_bounded_rows (run, lines, pitch, rows, count, worker);
   for (int r = 0; r < count; r++)
     {
@@ -467,7 +467,7 @@ worker_ready (const fft_run *run, int w)
 {
   return run->lines[w] && (!uses_single (run) || (run->pair[w] && run->pair_spec[w]))
          && (!run->precise || (run->spec[w] && run->work[w])) && (!(run->repair || run->bounded) || run->nonzero[w])
-         && (!run->bounded || run->saved[w]) && run->out[w];
+         && run->out[w];
 }
 
 /* Worker w's buffers, each library's from its own allocator (the
@@ -485,7 +485,6 @@ alloc_worker (fft_run *run, int w)
   run->spec[w] = precise ? fftw_malloc ((n / 2 + 1) * sizeof (fftw_complex)) : NULL;
   run->work[w] = precise ? fftw_malloc (n * sizeof (double)) : NULL;
   run->nonzero[w] = run->repair || run->bounded ? malloc ((n + 1) * sizeof (int)) : NULL;
-  run->saved[w] = run->bounded ? malloc (BLOCK_FLOATS * line_pitch (run) * sizeof (float)) : NULL;
   run->out[w] = fail ? NULL : malloc ((size_t) run->job->geo.win_w * run->c * sizeof (float));
   return worker_ready (run, w);
 }
@@ -504,11 +503,9 @@ alloc_run (fft_run *run, int threads)
   run->spec = calloc ((size_t) threads, sizeof *run->spec);
   run->work = calloc ((size_t) threads, sizeof *run->work);
   run->nonzero = calloc ((size_t) threads, sizeof *run->nonzero);
-  run->saved = calloc ((size_t) threads, sizeof *run->saved);
   run->out = calloc ((size_t) threads, sizeof *run->out);
   run->img = gblur_kept_alloc (run->img_kept, region_bytes (run), &run->img_bytes);
-  ok = run->lines && run->pair && run->pair_spec && run->spec && run->work && run->nonzero && run->saved
-       && run->out
+  ok = run->lines && run->pair && run->pair_spec && run->spec && run->work && run->nonzero && run->out
        && run->img;
   ok = ok && gblur_fft_prepare_axis (&run->y, job->weights_y) && gblur_fft_prepare_axis (&run->x, job->weights_x);
   for (int w = 0; ok && w < run->workers; w++)
@@ -527,7 +524,6 @@ free_run (fft_run *run, int threads)
       if (run->spec) fftw_free (run->spec[w]);
       if (run->work) fftw_free (run->work[w]);
       if (run->nonzero) free (run->nonzero[w]);
-      if (run->saved) free (run->saved[w]);
       if (run->out) free (run->out[w]);
     }
   free (run->lines);
@@ -536,7 +532,6 @@ free_run (fft_run *run, int threads)
   free (run->spec);
   free (run->work);
   free (run->nonzero);
-  free (run->saved);
   free (run->out);
   gblur_kept_give (run->img_kept, run->img, run->img_bytes);
   gblur_fft_free_axis (&run->y);
