@@ -234,6 +234,26 @@ smallest_alpha (const fft_run *run, const float *values)
   return m;
 }
 
+/* Whether every output pixel of a row (channel ch in out[ch]) is decided
+ * at once: its colours at least `decided` times the largest alpha. */
+static int
+row_decided (const fft_run *run, float *const *out, float decided)
+{
+  const fft_axis *a = &run->x;
+  const int       colours = run->repair ? run->c - 1 : run->c;
+  const float     scale = run->repair ? gblur_fft_largest_magnitude (out[run->c - 1] + a->offset, a->outputs) : 1.0f;
+  float           low = INFINITY;
+
+  if (!(decided < INFINITY))
+    return 0;
+  for (int ch = 0; ch < colours; ch++)
+    {
+      const float m = gblur_fft_smallest_value (out[ch] + a->offset, a->outputs);
+      low = m < low ? m : low;
+    }
+  return low >= decided * scale;
+}
+
 /* A row's c channel lines (pitch floats apart) from its pixels. */
 static void
 split_channels (const float *values, int c, int len, float *lines, size_t pitch)
@@ -259,6 +279,8 @@ settle_row (const fft_run *run, float *lines, size_t pitch, const float *values,
 
   for (int ch = 0; ch < c; ch++)
     out[ch] = lines + (size_t) ch * pitch;
+  if (row_decided (run, out, decided))
+    return;
   for (int j = a->offset; j < a->offset + a->outputs; j++)
     if (undecided (run, out, j, err, decided))
       {

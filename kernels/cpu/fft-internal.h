@@ -193,6 +193,8 @@ int   gblur_fft_reaches_nonzero (const fft_axis *a, int j, const int *nonzero);
  * again directly, or 0 where every input it reaches is 0. */
 void  gblur_fft_resum_output (const fft_axis *a, float *const *out, int c, const float *in, size_t step, int j,
                               const int *nonzero);
+/* The smallest v[i], NaNs passed over. */
+float gblur_fft_smallest_value (const float *v, int n);
 /* The largest |v[i]|, NaNs passed over. */
 float gblur_fft_largest_magnitude (const float *v, int n);
 /* Whether a pixel's lines (alphas `step` floats apart, largest: their

@@ -214,6 +214,28 @@ gblur_fft_largest_magnitude (const float *v, int n)
   return m;
 }
 
+/* The smallest v[i]; NaNs are passed over (in SSE registers too). */
+float
+gblur_fft_smallest_value (const float *v, int n)
+{
+  float m = INFINITY;
+  int   i = 0;
+
+#ifdef __SSE2__
+  __m128 m4 = _mm_set1_ps (INFINITY);
+  float  lanes[4];
+
+  for (; i + 4 <= n; i += 4)
+    m4 = _mm_min_ps (_mm_loadu_ps (v + i), m4);
+  _mm_storeu_ps (lanes, m4);
+  for (int k = 0; k < 4; k++)
+    m = lanes[k] < m ? lanes[k] : m;
+#endif
+  for (; i < n; i++)
+    m = v[i] < m ? v[i] : m;
+  return m;
+}
+
 /* Float data may hold lines of any magnitude side by side (HDR): two
  * lines are transformed together only when their largest inputs are
  * within PAIR_RANGE of each other, so that each line's error stays within

@@ -349,13 +349,18 @@ horizontal_bounded_rows (const fft_run *run, int i, int count, int worker)
   for (int r = 0; r < count; r++)
     {
       rows[r] = region_row (run, i + r);
-      transpose (rows[r], (size_t) c, lines + (size_t) r * c * pitch, pitch, run->reg.w, c);
+      if (c == 1)
+        memcpy (lines + (size_t) r * pitch, rows[r], (size_t) run->reg.w * sizeof (float));
+      else
+        transpose (rows[r], (size_t) c, lines + (size_t) r * c * pitch, pitch, run->reg.w, c);
     }
   gblur_fft_bounded_rows (run, lines, pitch, rows, count, worker);
   for (int r = 0; r < count; r++)
     {
-      transpose (lines + (size_t) r * c * pitch + run->x.offset, pitch, out, (size_t) c, c, run->job->geo.win_w);
-      store_window_row (run, out, i + r);
+      float *row = lines + (size_t) r * c * pitch + run->x.offset;
+      if (c > 1)
+        transpose (row, pitch, out, (size_t) c, c, run->job->geo.win_w);
+      store_window_row (run, c > 1 ? out : row, i + r);
     }
 }
 
