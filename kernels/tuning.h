@@ -21,11 +21,11 @@
 #define CPU_FFT_COST_MOSTLY_SINGLE 1.55
 #define CPU_FFT_COST_DOUBLE 1.74
 /* 16-bit data in single precision with the error bound (fft-bounds.c). */
-#define CPU_FFT_COST_BOUNDED 1.2
+#define CPU_FFT_COST_BOUNDED 1.74
 
 /* A line's outputs are summed directly while their taps cost at most this
  * times its n log2 n; past that it is transformed again in double. */
-#define CPU_FFT_RESUM_LIMIT 1.0
+#define CPU_FFT_RESUM_LIMIT 0.3
 
 /* A direct tap costs (threads / 2)^CPU_THREAD_EXPONENT times as much past 2
  * threads, which share caches and memory bandwidth. */

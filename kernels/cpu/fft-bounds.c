@@ -1,9 +1,9 @@
-/* The FFT path's single precision with an error bound, for the 16-bit runs
- * that need more than single precision gives at once (linear light, alpha
- * divided): lines transform in single precision, and every output whose
- * bound cannot keep it within LEVEL_BUDGET of the exact value is summed
- * directly, or its whole line transformed again in double precision where
- * that costs less.  The bound and why it holds: docs/blur.md. */
+/* The FFT path's single precision with an error bound, for 16-bit runs in
+ * linear light (no alpha divided): lines transform in single precision,
+ * and every output whose bound cannot keep it within LEVEL_BUDGET of the
+ * exact value is summed directly, or its line transformed in double
+ * precision where that costs less.  The bound and why it holds:
+ * docs/blur.md. */
 #include "fft-internal.h"
 
 #ifdef HAVE_FFTW
@@ -30,38 +30,39 @@ gblur_fft_single_error (int n)
   return n > 1 ? SINGLE_ERROR_PER_SQRT_LOG2 * sqrt (log2 (n)) : 0.0;
 }
 
-/* Levels per unit of stored value at v, at most over [v, v + 1/GBLUR_SLOPE_BINS)
- * (in linear light the curve's slope; else 65535). */
-static double
-slope_at (const fft_run *run, double v)
+/* u16 levels per unit of linear light at v, at most over
+ * [v, v + 1/GBLUR_SLOPE_BINS): the sRGB curve flattens as v grows. */
+static float
+slope_at (const fft_run *run, float v)
 {
-  const int bin = v <= 0.0 ? 0 : v < 1.0 ? (int) (v * GBLUR_SLOPE_BINS) : GBLUR_SLOPE_BINS;
+  const int bin = v > 0.0f ? (v < 1.0f ? (int) (v * GBLUR_SLOPE_BINS) : GBLUR_SLOPE_BINS) : 0;
 
-  return run->job->flags & GBLUR_LINEAR_LIGHT ? run->srgb->slope_u16[bin] : 65535.0;
+  return run->srgb->slope_u16[bin];
+}
+
+/* Levels a value v off by at most e may move by. */
+static float
+level_error (const fft_run *run, float v, float e)
+{
+  return slope_at (run, v - e) * e;
 }
 
 /* The relative error the vertical pass holds its small outputs to.  An
- * output pixel summed again along x keeps only the vertical pass's error:
- * min (rel v, err_y) a sample, its colour off by that over an alpha of at
- * least BOUNDED_ALPHA_FLOOR (1 without alpha) and by colour err_y / alpha
- * from its alpha.  Where slope err_y / alpha leaves the budget, the colour
- * needs rel: it must keep slope (c) c rel within what is left. */
+ * output summed again along x keeps only the vertical pass's error,
+ * min (rel v, err_y); where slope (v) err_y leaves the budget, slope (v) v
+ * rel must fit it. */
 static double
 vertical_relative_error (const fft_run *run)
 {
-  const int    divides = run->repair;
-  const double alpha = divides ? BOUNDED_ALPHA_FLOOR - run->err_y : 1.0;
-  const double most = run->job->flags & GBLUR_LINEAR_LIGHT ? 65535.0 * GBLUR_SRGB_SCALE / GBLUR_SRGB_GAMMA : 65535.0;
-  const double left = LEVEL_BUDGET - (divides ? most * run->err_y / alpha : 0.0);
-  double       gain = 0.0;
+  double gain = 0.0;
 
   for (int i = 0; i < GBLUR_SLOPE_BINS; i++)
     {
-      const double c = (double) i / GBLUR_SLOPE_BINS, s = slope_at (run, c);
-      if (s * run->err_y / alpha > left)
-        gain = s * (c + 1.0 / GBLUR_SLOPE_BINS) > gain ? s * (c + 1.0 / GBLUR_SLOPE_BINS) : gain;
+      const double v = (double) i / GBLUR_SLOPE_BINS, s = run->srgb->slope_u16[i];
+      if (s * run->err_y > LEVEL_BUDGET)
+        gain = s * (v + 1.0 / GBLUR_SLOPE_BINS) > gain ? s * (v + 1.0 / GBLUR_SLOPE_BINS) : gain;
     }
-  return gain > 0.0 ? left / gain : 1.0;
+  return gain > 0.0 ? LEVEL_BUDGET / gain : 1.0;
 }
 
 void
@@ -76,84 +77,92 @@ gblur_fft_bounds_plan (fft_run *run)
 }
 
 /* Whether summing count outputs directly costs more than transforming
- * their line again in double precision. */
+ * their line in double precision. */
 static int
 cheaper_again (const fft_axis *a, int count)
 {
   return (double) count * (2 * a->radius + 1) > CPU_FFT_RESUM_LIMIT * a->n * log2 (a->n);
 }
 
-/* ---- The vertical pass: every output within rel_v of itself ---- */
-
-/* Line k (of count, pitch floats apart; its input from `in`: see
- * gblur_fft_bounded_lines) after the transforms: its outputs under the
- * bound's reach summed directly, or the line transformed again in double
- * precision (and its outputs too small for that summed). */
-static void
-settle_line (const fft_run *run, const fft_axis *a, float *out, const float *in, size_t step, float largest,
-             int worker)
+/* How many of n samples are under floor. */
+static int
+count_under (const float *v, size_t step, int n, float floor)
 {
-  int  *nonzero = run->nonzero[worker];
-  float floor = run->dark_v * largest;
-  int   costly = 0, counted = 0;
+  int count = 0;
+
+  for (int i = 0; i < n; i++)
+    count += !(fabsf (v[(size_t) i * step]) >= floor);
+  return count;
+}
+
+/* Outputs of a line (out; its input from `in`, step floats apart) under
+ * floor summed directly, or 0 where every input they reach is 0; how many
+ * reach an input that is not.  The input is copied into the worker's
+ * column first: the sums then read it from the cache.  count: only count. */
+static int
+resum_under (const fft_run *run, const fft_axis *a, float *out, const float *in, size_t step, float floor,
+             int count, int worker)
+{
+  int   *nonzero = run->nonzero[worker];
+  float *column = run->column[worker];
+  int    costly = 0, copied = 0;
 
   for (int j = a->offset; j < a->offset + a->outputs; j++)
     if (!(fabsf (out[j]) >= floor))
       {
-        if (!counted)
-          gblur_fft_count_nonzero (in, step, 1, a->len, nonzero);
-        counted = 1;
+        if (!copied)
+          {
+            for (int i = 0; i < a->len; i++)
+              column[i] = in[(size_t) i * step];
+            gblur_fft_count_nonzero (column, 1, 1, a->len, nonzero);
+          }
+        copied = 1;
         costly += gblur_fft_reaches_nonzero (a, j, nonzero);
+        if (!count)
+          gblur_fft_resum_output (a, &out, 1, column, 1, j, nonzero);
       }
-  if (!counted)
-    return;
-  if (cheaper_again (a, costly))
-    {
-      for (int j = 0; j < a->len; j++)
-        out[j] = in[(size_t) j * step];
-      gblur_fft_convolve_lines (run, a, out, 0, 1, worker, 1);
-      floor = (float) ALPHA_FLOOR * largest;
-    }
-  for (int j = a->offset; j < a->offset + a->outputs; j++)
-    if (!(fabsf (out[j]) >= floor))
-      gblur_fft_resum_output (a, &out, 1, in, step, j, nonzero);
+  return costly;
 }
+
+/* ---- The vertical pass: every output within rel_v of itself, or err_y ---- */
 
 void
 gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, size_t pitch, int count,
                          const float *in, size_t step, const float *largest, int worker)
 {
-  gblur_fft_convolve_lines (run, a, lines, pitch, count, worker, 0);
-  for (int k = 0; k < count; k++)
+  /* lines 2i and 2i + 1 go through one transform: in double precision
+   * when either has so many dark inputs that its outputs would likely
+   * need it anyway */
+  for (int k = 0; k < count; k += 2)
     {
-      /* lines 2i and 2i + 1 went through one transform */
-      const int   other = k ^ 1;
-      const float pair = other < count && largest[other] > largest[k] ? largest[other] : largest[k];
-      settle_line (run, a, lines + (size_t) k * pitch, in + k, step, pair, worker);
+      const int   n = count - k < 2 ? count - k : 2;
+      const float pair = n == 2 && largest[k + 1] > largest[k] ? largest[k + 1] : largest[k];
+      int         precise = 0;
+
+      for (int i = k; i < k + n; i++)
+        precise |= cheaper_again (a, count_under (in + i, step, a->len, run->dark_v * pair));
+      gblur_fft_convolve_lines (run, a, lines + (size_t) k * pitch, pitch, n, worker, precise);
+      for (int i = k; i < k + n; i++)
+        {
+          float      *out = lines + (size_t) i * pitch;
+          const float floor = precise ? (float) ALPHA_FLOOR * largest[i] : run->dark_v * pair;
+          if (!precise && cheaper_again (a, resum_under (run, a, out, in + i, step, floor, 1, worker)))
+            {
+              for (int j = 0; j < a->len; j++)
+                out[j] = in[i + (size_t) j * step];
+              gblur_fft_convolve_lines (run, a, out, 0, 1, worker, 1);
+              resum_under (run, a, out, in + i, step, (float) ALPHA_FLOOR * largest[i], 0, worker);
+            }
+          else
+            resum_under (run, a, out, in + i, step, floor, 0, worker);
+        }
     }
 }
 
-/* ---- The horizontal pass: each output pixel within LEVEL_BUDGET ---- */
+/* ---- The horizontal pass: each output within LEVEL_BUDGET ---- */
 
-/* Levels a stored value v off by at most e may move by: the curve's
- * steepest slope over [v - e, v] times e (it flattens as v grows). */
-static float
-level_error (const fft_run *run, float v, float e)
-{
-  return (float) slope_at (run, v - e) * e;
-}
-
-/* A sample's error from the vertical pass (see vertical_relative_error). */
-static float
-vertical_error (const fft_run *run, float v)
-{
-  const float rel = (float) run->rel_v * fabsf (v), abs = (float) run->err_y;
-
-  return rel < abs ? rel : abs;
-}
-
-/* The smallest colour (a bin's start; +inf for none) whose level an error
- * of e cannot move by more than LEVEL_BUDGET (the curve flattens). */
+/* The smallest value (a bin's start; +inf for none) whose level an error
+ * of e cannot move by more than LEVEL_BUDGET. */
 static float
 decided_from (const fft_run *run, float e)
 {
@@ -170,122 +179,43 @@ decided_from (const fft_run *run, float e)
   return lo <= GBLUR_SLOPE_BINS ? (float) lo / GBLUR_SLOPE_BINS : INFINITY;
 }
 
-/* For a row whose samples are off by at most e and whose alphas are at
- * least `alpha` (1 without): colours at least the result (times their
- * alpha, premultiplied) are decided at once.  A colour is off by at most
- * (e + colour e) / (alpha - e), colours at most 1 (and a rounding). */
+/* A sample's error from the vertical pass. */
 static float
-row_decided_from (const fft_run *run, float e, float alpha)
+vertical_error (const fft_run *run, float v)
 {
-  if (!run->repair)
-    return decided_from (run, e);
-  if (!(alpha > e) || 65535.0f * e > LEVEL_BUDGET)
-    return INFINITY;
-  return decided_from (run, 2.01f * e / (alpha - e));
+  const float rel = (float) run->rel_v * fabsf (v), abs = (float) run->err_y;
+
+  return rel < abs ? rel : abs;
 }
 
-/* Whether output pixel j (channel ch in out[ch][j], alpha last) may be
- * off by more than LEVEL_BUDGET: each sample off by its vertical error
- * and err (this pass's transforms); colours of at least `decided` (see
- * row_decided_from) are. */
+/* Whether output j of a line may be off by more than LEVEL_BUDGET: off by
+ * its vertical error and err (this pass's transforms); values of at least
+ * `decided` are not. */
 static int
-undecided (const fft_run *run, float *const *out, int j, float err, float decided)
+undecided (const fft_run *run, const float *out, int j, float err, float decided)
 {
-  const int c = run->c, colours = run->repair ? c - 1 : c;
-  const float scale = run->repair ? out[c - 1][j] : 1.0f;
-  float     a, ea;
-  int       quick = decided < INFINITY && scale > 0.0f;
-
-  for (int ch = 0; ch < colours; ch++)
-    quick &= out[ch][j] >= decided * scale;
-  if (quick)
-    return 0;
-
-  if (!run->repair)
-    {
-      for (int ch = 0; ch < c; ch++)
-        if (!(level_error (run, out[ch][j], vertical_error (run, out[ch][j]) + err) <= LEVEL_BUDGET))
-          return 1;
-      return 0;
-    }
-  a = out[c - 1][j];
-  ea = vertical_error (run, a) + err;
-  if (!(a - ea > 0.0f) || 65535.0f * ea > LEVEL_BUDGET)
-    return 1;
-  for (int ch = 0; ch < c - 1; ch++)
-    {
-      const float colour = out[ch][j] / a;
-      const float e = (vertical_error (run, out[ch][j]) + err + fabsf (colour) * ea) / (a - ea);
-      if (!(level_error (run, colour, e) <= LEVEL_BUDGET))
-        return 1;
-    }
-  return 0;
+  return !(out[j] >= decided) && !(level_error (run, out[j], vertical_error (run, out[j]) + err) <= LEVEL_BUDGET);
 }
 
-/* The smallest alpha of a row of pixels (1 without alpha). */
-static float
-smallest_alpha (const fft_run *run, const float *values)
-{
-  float m = 1.0f;
-
-  if (run->repair)
-    for (int j = 0; j < run->x.len; j++)
-      m = values[(size_t) j * run->c + run->c - 1] < m ? values[(size_t) j * run->c + run->c - 1] : m;
-  return m;
-}
-
-/* Whether every output pixel of a row (channel ch in out[ch]) is decided
- * at once: its colours at least `decided` times the largest alpha. */
-static int
-row_decided (const fft_run *run, float *const *out, float decided)
+/* One channel line of a row after the transforms (out; its input in,
+ * step floats apart): undecided outputs summed directly, or the line
+ * transformed again in double precision. */
+static void
+settle_row_line (const fft_run *run, float *out, const float *in, size_t step, float largest, int worker)
 {
   const fft_axis *a = &run->x;
-  const int       colours = run->repair ? run->c - 1 : run->c;
-  const float     scale = run->repair ? gblur_fft_largest_magnitude (out[run->c - 1] + a->offset, a->outputs) : 1.0f;
-  float           low = INFINITY;
-
-  if (!(decided < INFINITY))
-    return 0;
-  for (int ch = 0; ch < colours; ch++)
-    {
-      const float m = gblur_fft_smallest_value (out[ch] + a->offset, a->outputs);
-      low = m < low ? m : low;
-    }
-  return low >= decided * scale;
-}
-
-/* A row's c channel lines (pitch floats apart) from its pixels. */
-static void
-split_channels (const float *values, int c, int len, float *lines, size_t pitch)
-{
-  for (int ch = 0; ch < c; ch++)
-    for (int j = 0; j < len; j++)
-      lines[(size_t) ch * pitch + j] = values[(size_t) j * c + ch];
-}
-
-/* One row after the transforms (its channel lines from lines, its pixels
- * in values): undecided pixels summed directly, or the row transformed
- * again in double precision (its pixels of tiny alpha summed). */
-static void
-settle_row (const fft_run *run, float *lines, size_t pitch, const float *values, float largest, int worker)
-{
-  const fft_axis *a = &run->x;
-  const int       c = run->c;
   const float     err = (float) run->err_x * largest;
-  const float     decided = row_decided_from (run, (float) run->err_y + err, smallest_alpha (run, values) - err);
+  const float     decided = decided_from (run, (float) run->err_y + err);
   int            *nonzero = run->nonzero[worker];
-  float          *out[GBLUR_MAX_CHANNELS];
   int             costly = 0, counted = 0;
 
-  for (int ch = 0; ch < c; ch++)
-    out[ch] = lines + (size_t) ch * pitch;
-  if (row_decided (run, out, decided))
+  if (gblur_fft_smallest_value (out + a->offset, a->outputs) >= decided)
     return;
   for (int j = a->offset; j < a->offset + a->outputs; j++)
     if (undecided (run, out, j, err, decided))
       {
         if (!counted)
-          gblur_fft_count_nonzero (values, (size_t) c, c, a->len, nonzero);
+          gblur_fft_count_nonzero (in, step, 1, a->len, nonzero);
         counted = 1;
         costly += gblur_fft_reaches_nonzero (a, j, nonzero);
       }
@@ -293,15 +223,14 @@ settle_row (const fft_run *run, float *lines, size_t pitch, const float *values,
     return;
   if (cheaper_again (a, costly))
     {
-      split_channels (values, c, a->len, lines, pitch);
-      gblur_fft_convolve_lines (run, a, lines, pitch, c, worker, 1);
-      if (run->repair)
-        gblur_fft_repair_pixel (a, out, c, values, (size_t) c, largest, nonzero);
+      for (int j = 0; j < a->len; j++)
+        out[j] = in[(size_t) j * step];
+      gblur_fft_convolve_lines (run, a, out, 0, 1, worker, 1);
       return;
     }
   for (int j = a->offset; j < a->offset + a->outputs; j++)
     if (undecided (run, out, j, err, decided))
-      gblur_fft_resum_output (a, out, c, values, (size_t) c, j, nonzero);
+      gblur_fft_resum_output (a, &out, 1, in, step, j, nonzero);
 }
 
 void
@@ -309,16 +238,23 @@ gblur_fft_bounded_rows (const fft_run *run, float *lines, size_t pitch, const fl
                         int worker)
 {
   const int c = run->c, len = run->x.len;
-  float     largest = 0.0f;
+  float     largest = 0.0f, decided;
+  int       precise = 0;
 
   for (int r = 0; r < count; r++)
     {
       const float m = gblur_fft_largest_magnitude (rows[r], len * c);
       largest = m > largest ? m : largest;
     }
-  gblur_fft_convolve_lines (run, &run->x, lines, pitch, count * c, worker, 0);
+  /* rows with so many dark samples that they would likely need double
+   * precision anyway take it at once */
+  decided = decided_from (run, (float) (run->err_y + run->err_x * largest));
   for (int r = 0; r < count; r++)
-    settle_row (run, lines + (size_t) r * c * pitch, pitch, rows[r], largest, worker);
+    precise |= cheaper_again (&run->x, count_under (rows[r], 1, len * c, decided) / c);
+  gblur_fft_convolve_lines (run, &run->x, lines, pitch, count * c, worker, precise);
+  for (int r = 0; !precise && r < count; r++)
+    for (int ch = 0; ch < c; ch++)
+      settle_row_line (run, lines + (size_t) (r * c + ch) * pitch, rows[r] + ch, (size_t) c, largest, worker);
 }
 
 #endif /* HAVE_FFTW */

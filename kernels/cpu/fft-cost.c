@@ -33,8 +33,8 @@ gblur_fft_needs_precision (const gblur_job *job)
 int
 gblur_fft_bounded_applies (const gblur_job *job, int ny, int nx)
 {
-  return job->src->sample == GBLUR_U16 && gblur_fft_needs_precision (job) && ny <= BOUNDED_MAX_LENGTH
-         && nx <= BOUNDED_MAX_LENGTH;
+  return job->src->sample == GBLUR_U16 && (job->flags & GBLUR_LINEAR_LIGHT) && !gblur_fft_divides_by_alpha (job)
+         && ny <= BOUNDED_MAX_LENGTH && nx <= BOUNDED_MAX_LENGTH;
 }
 
 /* The vertical pass takes BLOCK_FLOATS columns at a time. */

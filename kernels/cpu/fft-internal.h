@@ -47,11 +47,6 @@
  * beside them (fft-line.c). */
 #define ALPHA_FLOOR 1e-6
 
-/* 16-bit data divided by alpha takes single precision with the error bound
- * (fft-bounds.c) where every alpha of a pixel's lines is at least this
- * times their largest input; other lines, double precision. */
-#define BOUNDED_ALPHA_FLOOR 0.5f
-
 /* Transforms up to this length were measured for the bound; longer ones
  * stay in double precision. */
 #define BOUNDED_MAX_LENGTH 65536
@@ -85,8 +80,8 @@ int    gblur_fft_divides_by_alpha (const gblur_job *job);
  * level (see fft.h): they transform in double precision. */
 int    gblur_fft_needs_precision (const gblur_job *job);
 /* Whether a job transforms in single precision with the bound of
- * fft-bounds.c (16-bit data that needs precision, transforms of lengths ny
- * and nx). */
+ * fft-bounds.c (16-bit data in linear light, no alpha divided, transforms
+ * of lengths ny and nx). */
 int    gblur_fft_bounded_applies (const gblur_job *job, int ny, int nx);
 /* Whether the vertical pass's blocks hold whole pixels where colours are
  * divided by alpha. */
@@ -123,7 +118,7 @@ typedef struct {
   int                      single_first; /* precise, but single precision for the
                                             pixels whose alphas allow it: 8-bit
                                             data divided by alpha */
-  int                      bounded;      /* precise 16-bit data: single precision,
+  int                      bounded;      /* 16-bit linear light: single precision,
                                             outputs the bound cannot decide
                                             summed again (fft-bounds.c) */
   double                   rel_v;        /* bounded: a vertical output's error, of itself,
@@ -145,6 +140,7 @@ typedef struct {
   fftw_complex           **spec;         /* precise: a line's spectrum */
   double                 **work;         /* precise: a line in double */
   int                    **nonzero;      /* repair: counts of non-zero pixels */
+  float                  **column;       /* bounded: a vertical line's input, in a row */
   float                  **out;          /* an output row */
   /* work sharing */
   pthread_mutex_t          lock;

@@ -294,16 +294,11 @@ smallest (const float *v, size_t step, int n)
 }
 
 /* Whether a pixel's lines (alphas `step` floats apart, largest: their
- * largest input) transform in double precision (see SINGLE_ALPHA_FLOOR and
- * BOUNDED_ALPHA_FLOOR). */
+ * largest input) transform in double precision (see SINGLE_ALPHA_FLOOR). */
 int
 gblur_fft_pixel_precise (const fft_run *run, const float *alpha, size_t step, int n, float largest)
 {
-  const float floor = run->bounded ? BOUNDED_ALPHA_FLOOR : SINGLE_ALPHA_FLOOR;
-
-  if (!run->precise || (run->bounded && !run->repair))
-    return 0;
-  return !((run->single_first || run->bounded) && smallest (alpha, step, n) >= floor * largest);
+  return run->precise && !(run->single_first && smallest (alpha, step, n) >= SINGLE_ALPHA_FLOOR * largest);
 }
 
 /* ---- Repair: outputs whose blurred alpha is under the FFT's error ---- */

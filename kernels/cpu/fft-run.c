@@ -109,7 +109,8 @@ run_bytes (const fft_run *run, int workers)
   const size_t per_worker = (BLOCK_FLOATS * line_pitch (run) + (size_t) run->job->geo.win_w * run->c)
                             * sizeof (float)
                             + transform_bytes (run)
-                            + (run->repair || run->bounded ? (n + 1) * sizeof (int) : 0);
+                            + (run->repair || run->bounded ? (n + 1) * sizeof (int) : 0)
+                            + (run->bounded ? n * sizeof (float) : 0);
 
   return region_bytes (run)
          + (size_t) (run->y.n + run->x.n) * (sizeof (double) + 2 * sizeof (float))
@@ -238,25 +239,6 @@ repair_columns (const fft_run *run, size_t x, int bw, float *lines, const float 
     }
 }
 
-/* One pixel's c lines (from first, pitch apart; their inputs at in, in
- * img; largest: each line's largest input), each in the precision it
- * needs. */
-static void
-vertical_pixel (const fft_run *run, float *first, const float *in, const float *largest, int worker)
-{
-  const int    c = run->c;
-  const size_t pitch = line_pitch (run);
-  float        m = 0.0f;
-
-  for (int ch = 0; ch < c; ch++)
-    m = largest[ch] > m ? largest[ch] : m;
-  const int precise = gblur_fft_pixel_precise (run, first + (size_t) (c - 1) * pitch, 1, run->reg.h, m);
-  if (run->bounded && !precise)
-    gblur_fft_bounded_lines (run, &run->y, first, pitch, c, in, run->stride, largest, worker);
-  else
-    gblur_fft_convolve_lines (run, &run->y, first, pitch, c, worker, precise);
-}
-
 static void
 vertical_block (const fft_run *run, int b, int worker)
 {
@@ -271,13 +253,19 @@ vertical_block (const fft_run *run, int b, int worker)
   for (int k = 0; k < bw; k++)
     largest[k] = run->repair || run->bounded ? gblur_fft_largest_magnitude (lines + (size_t) k * pitch, run->reg.h)
                                              : 0.0f;
-  if (run->bounded && !run->repair)
+  if (run->bounded)
     gblur_fft_bounded_lines (run, &run->y, lines, pitch, bw, run->img + x, run->stride, largest, worker);
-  else if (!run->single_first && !run->bounded)
+  else if (!run->single_first)
     gblur_fft_convolve_lines (run, &run->y, lines, pitch, bw, worker, run->precise);
   else /* whole pixels (format_allows_fft), each in the precision it needs */
     for (int p = 0; p < bw / c; p++)
-      vertical_pixel (run, lines + (size_t) p * c * pitch, run->img + x + (size_t) p * c, largest + p * c, worker);
+      {
+        float *first = lines + (size_t) p * c * pitch, m = 0.0f;
+        for (int ch = 0; ch < c; ch++)
+          m = largest[p * c + ch] > m ? largest[p * c + ch] : m;
+        const int precise = gblur_fft_pixel_precise (run, first + (size_t) (c - 1) * pitch, 1, run->reg.h, m);
+        gblur_fft_convolve_lines (run, &run->y, first, pitch, c, worker, precise);
+      }
   if (run->repair)
     repair_columns (run, x, bw, lines, largest, worker);
   scatter_columns (run, x, bw, lines);
@@ -364,17 +352,6 @@ horizontal_bounded_rows (const fft_run *run, int i, int count, int worker)
     }
 }
 
-/* Whether window row i of pixels divided by alpha transforms in double
- * precision (its alphas too small beside its largest input). */
-static int
-row_precise (const fft_run *run, int i)
-{
-  const float *values = region_row (run, i);
-  const float  largest = gblur_fft_largest_magnitude (values, run->reg.w * run->c);
-
-  return gblur_fft_pixel_precise (run, values + run->c - 1, (size_t) run->c, run->reg.w, largest);
-}
-
 /* Window rows i.. (count of them) into dst. */
 static void
 horizontal_rows (const fft_run *run, int i, int count, int worker)
@@ -382,14 +359,8 @@ horizontal_rows (const fft_run *run, int i, int count, int worker)
   if (run->x.radius == 0)
     for (int r = i; r < i + count; r++)
       store_window_row (run, region_row (run, r) + (size_t) run->x.offset * run->c, r);
-  else if (run->bounded && !run->repair)
-    horizontal_bounded_rows (run, i, count, worker);
   else if (run->bounded)
-    for (int r = i; r < i + count; r++)
-      if (row_precise (run, r))
-        horizontal_pixel_row (run, r, worker);
-      else
-        horizontal_bounded_rows (run, r, 1, worker);
+    horizontal_bounded_rows (run, i, count, worker);
   else if (run->c == 1)
     horizontal_channel_rows (run, i, count, worker);
   else
@@ -472,7 +443,7 @@ worker_ready (const fft_run *run, int w)
 {
   return run->lines[w] && (!uses_single (run) || (run->pair[w] && run->pair_spec[w]))
          && (!run->precise || (run->spec[w] && run->work[w])) && (!(run->repair || run->bounded) || run->nonzero[w])
-         && run->out[w];
+         && (!run->bounded || run->column[w]) && run->out[w];
 }
 
 /* Worker w's buffers, each library's from its own allocator (the
@@ -490,6 +461,7 @@ alloc_worker (fft_run *run, int w)
   run->spec[w] = precise ? fftw_malloc ((n / 2 + 1) * sizeof (fftw_complex)) : NULL;
   run->work[w] = precise ? fftw_malloc (n * sizeof (double)) : NULL;
   run->nonzero[w] = run->repair || run->bounded ? malloc ((n + 1) * sizeof (int)) : NULL;
+  run->column[w] = run->bounded ? malloc (n * sizeof (float)) : NULL;
   run->out[w] = fail ? NULL : malloc ((size_t) run->job->geo.win_w * run->c * sizeof (float));
   return worker_ready (run, w);
 }
@@ -508,9 +480,10 @@ alloc_run (fft_run *run, int threads)
   run->spec = calloc ((size_t) threads, sizeof *run->spec);
   run->work = calloc ((size_t) threads, sizeof *run->work);
   run->nonzero = calloc ((size_t) threads, sizeof *run->nonzero);
+  run->column = calloc ((size_t) threads, sizeof *run->column);
   run->out = calloc ((size_t) threads, sizeof *run->out);
   run->img = gblur_kept_alloc (run->img_kept, region_bytes (run), &run->img_bytes);
-  ok = run->lines && run->pair && run->pair_spec && run->spec && run->work && run->nonzero && run->out
+  ok = run->lines && run->pair && run->pair_spec && run->spec && run->work && run->nonzero && run->column && run->out
        && run->img;
   ok = ok && gblur_fft_prepare_axis (&run->y, job->weights_y) && gblur_fft_prepare_axis (&run->x, job->weights_x);
   for (int w = 0; ok && w < run->workers; w++)
@@ -529,6 +502,7 @@ free_run (fft_run *run, int threads)
       if (run->spec) fftw_free (run->spec[w]);
       if (run->work) fftw_free (run->work[w]);
       if (run->nonzero) free (run->nonzero[w]);
+      if (run->column) free (run->column[w]);
       if (run->out) free (run->out[w]);
     }
   free (run->lines);
@@ -537,6 +511,7 @@ free_run (fft_run *run, int threads)
   free (run->spec);
   free (run->work);
   free (run->nonzero);
+  free (run->column);
   free (run->out);
   gblur_kept_give (run->img_kept, run->img, run->img_bytes);
   gblur_fft_free_axis (&run->y);
