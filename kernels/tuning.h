@@ -26,6 +26,9 @@
 /* A line's outputs are summed directly while their taps cost at most this
  * times its n log2 n; past that it is transformed again in double. */
 #define CPU_FFT_RESUM_LIMIT 0.3
+/* A bounded line with more than this share of its inputs too dark for the
+ * bound takes double precision before its single-precision transform. */
+#define CPU_FFT_DARK_SHARE 0.2
 
 /* A direct tap costs (threads / 2)^CPU_THREAD_EXPONENT times as much past 2
  * threads, which share caches and memory bandwidth. */

@@ -84,6 +84,15 @@ cheaper_again (const fft_axis *a, int count)
   return (double) count * (2 * a->radius + 1) > CPU_FFT_RESUM_LIMIT * a->n * log2 (a->n);
 }
 
+/* Whether a line whose n inputs hold `dark` under the bound's reach takes
+ * double precision at once: its outputs would likely need it anyway (an
+ * input alone, as in noise, is outweighed by its neighbours). */
+static int
+mostly_dark (int dark, int n)
+{
+  return dark > CPU_FFT_DARK_SHARE * n;
+}
+
 /* How many of n samples are under floor. */
 static int
 count_under (const float *v, size_t step, int n, float floor)
@@ -131,16 +140,15 @@ gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, si
                          const float *in, size_t step, const float *largest, int worker)
 {
   /* lines 2i and 2i + 1 go through one transform: in double precision
-   * when either has so many dark inputs that its outputs would likely
-   * need it anyway */
+   * when either is mostly dark */
   for (int k = 0; k < count; k += 2)
     {
       const int   n = count - k < 2 ? count - k : 2;
       const float pair = n == 2 && largest[k + 1] > largest[k] ? largest[k + 1] : largest[k];
       int         precise = 0;
 
-      for (int i = k; i < k + n; i++)
-        precise |= cheaper_again (a, count_under (in + i, step, a->len, run->dark_v * pair));
+      for (int i = k; i < k + n; i++)  /* the inputs, gathered: not yet transformed */
+        precise |= mostly_dark (count_under (lines + (size_t) i * pitch, 1, a->len, run->dark_v * pair), a->len);
       gblur_fft_convolve_lines (run, a, lines + (size_t) k * pitch, pitch, n, worker, precise);
       for (int i = k; i < k + n; i++)
         {
@@ -246,11 +254,10 @@ gblur_fft_bounded_rows (const fft_run *run, float *lines, size_t pitch, const fl
       const float m = gblur_fft_largest_magnitude (rows[r], len * c);
       largest = m > largest ? m : largest;
     }
-  /* rows with so many dark samples that they would likely need double
-   * precision anyway take it at once */
+  /* mostly dark rows take double precision at once */
   decided = decided_from (run, (float) (run->err_y + run->err_x * largest));
   for (int r = 0; r < count; r++)
-    precise |= cheaper_again (&run->x, count_under (rows[r], 1, len * c, decided) / c);
+    precise |= mostly_dark (count_under (rows[r], 1, len * c, decided), len * c);
   gblur_fft_convolve_lines (run, &run->x, lines, pitch, count * c, worker, precise);
   for (int r = 0; !precise && r < count; r++)
     for (int ch = 0; ch < c; ch++)
