@@ -90,13 +90,13 @@ fi
 # Installs (--installed, --home, --flatpak-home) test what was installed: the
 # script's four GIMP starts are left to the suites of builds.
 case $build in
-  --*) echo "split skipped: an install's run" >>"$work/log"; echo "parallel skipped: an install's run" >>"$work/log" ;;
+  --*) printf '\nsplit skipped: an install'"'"'s run\nparallel skipped: an install'"'"'s run\n' >>"$work/log" ;;
   *) echo "== batch/blur-files.sh, 2 processes" >>"$work/log"
      split_files >>"$work/log" 2>&1 && grep -q '^\[1\] cuda-gaussian-blur: ' "$work/log" && echo "split ran" >>"$work/log"
      echo "== batch/blur-files.sh under GNU parallel, 2 jobs" >>"$work/log"
      # A relocatable GIMP's machine (the GPU machine) may lack GNU parallel: said, not failed.
      if ! command -v parallel >/dev/null && [ -n "${GIMP2_CONSOLE:-}${GIMP3_CONSOLE:-}" ]; then
-       echo "parallel skipped: no GNU parallel here" >>"$work/log"
+       printf '\nparallel skipped: no GNU parallel here\n' >>"$work/log"
      else
        parallel_files >>"$work/log" 2>&1 && echo "parallel ran" >>"$work/log"
      fi ;;
