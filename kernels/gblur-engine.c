@@ -243,6 +243,9 @@ run_job (gblur_engine *engine, gblur_job *job, gblur_result *result)
         }
     }
   result->rows_valid = job->rows_valid;
+  result->upload_ms += job->device_ms[0];
+  result->kernel_ms += job->device_ms[1];
+  result->download_ms += job->device_ms[2];
   return status;
 }
 
@@ -381,4 +384,13 @@ void
 gblur_engine_free_host (gblur_engine *engine, void *ptr)
 {
   gblur_host_pool_free (engine ? &engine->host : NULL, ptr);
+}
+
+void
+gblur_engine_release_kept (gblur_engine *engine)
+{
+  if (!engine)
+    return;
+  gblur_host_pool_clear (&engine->host);
+  gblur_host_pool_init (&engine->host);
 }

@@ -65,6 +65,7 @@ typedef struct {
   void              *user_data;
   const gblur_faults *faults;     /* never NULL */
   int                rows_valid;  /* out: rows [0, rows_valid) of dst are final */
+  double             device_ms[3]; /* out: upload, kernel, download (CUDA) */
 } gblur_job;
 
 /* A rectangle of the output and the input region it reads (output grown by

@@ -95,8 +95,12 @@ typedef struct {
  * destination rows [0, rows_valid) hold the final result; the content of the
  * other rows is unspecified (the engine may have written some of them). */
 typedef struct {
-  int  rows_valid;
-  int  fell_back_to_cpu;  /* a CUDA failure was recovered by the CPU backend */
+  int    rows_valid;
+  int    fell_back_to_cpu;  /* a CUDA failure was recovered by the CPU backend */
+  /* Device time of the run's uploads, kernels and downloads, summed over
+   * its tiles (CUDA on host images only, else 0); the two streams overlap
+   * them, so their sum may exceed the run's wall time. */
+  double upload_ms, kernel_ms, download_ms;
 } gblur_result;
 
 /* The widest instruction set the CPU loops may use (benchmarks and tests
@@ -236,6 +240,10 @@ const char   *gblur_engine_last_error (const gblur_engine *engine);
  * Free with gblur_engine_free_host on the same engine. */
 void         *gblur_engine_alloc_host (gblur_engine *engine, size_t size);
 void          gblur_engine_free_host (gblur_engine *engine, void *ptr);
+/* Freed host buffers are kept for the next runs (page-locked ones up to a
+ * bound, docs/performance.md): this frees them, for a caller that will not
+ * blur for a while (a filter closed). */
+void          gblur_engine_release_kept (gblur_engine *engine);
 
 /* Utilities. */
 int           gblur_radius (double sigma);            /* ceil(3 sigma) */

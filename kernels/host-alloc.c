@@ -8,9 +8,6 @@
 /* Host buffers carry a header saying how they were allocated, so they can be
  * freed correctly whatever happens to the backend in between. */
 #define HOST_HEADER 64
-/* Page-locked buffers are slow to get (milliseconds), and a live preview asks
- * for two per update: freed ones up to this size are kept for reuse. */
-#define PINNED_KEEP_MAX ((size_t) 64 << 20)
 
 static size_t
 host_capacity (const unsigned char *base)
@@ -92,6 +89,33 @@ pinned_take (gblur_host_pool *pool, size_t size)
   return NULL;
 }
 
+/* Frees kept page-locked buffers, oldest slots first, until one of
+ * `capacity` more fits in a slot and in PINNED_KEEP_BYTES; FALSE when it
+ * never would. */
+static int
+pinned_make_room (gblur_host_pool *pool, size_t capacity)
+{
+  size_t kept = 0;
+  int    empty = 0;
+
+  if (capacity > PINNED_KEEP_BYTES)
+    return 0;
+  for (int i = 0; i < PINNED_KEPT; i++)
+    if (pool->pinned_kept[i])
+      kept += host_capacity (pool->pinned_kept[i]);
+    else
+      empty = 1;
+  for (int i = 0; i < PINNED_KEPT && (!empty || kept + capacity > PINNED_KEEP_BYTES); i++)
+    if (pool->pinned_kept[i])
+      {
+        kept -= host_capacity (pool->pinned_kept[i]);
+        gblur_cuda_host_free (pool->pinned_kept[i]);
+        pool->pinned_kept[i] = NULL;
+        empty = 1;
+      }
+  return 1;
+}
+
 void *
 gblur_host_pool_alloc (gblur_host_pool *pool, int pinned, size_t size)
 {
@@ -128,7 +152,7 @@ gblur_host_pool_free (gblur_host_pool *pool, void *ptr)
       plain_free (pool, base);
       return;
     }
-  if (pool && host_capacity (base) <= PINNED_KEEP_MAX)
+  if (pool && pinned_make_room (pool, host_capacity (base)))
     for (int i = 0; i < PINNED_KEPT; i++)
       if (!pool->pinned_kept[i])
         {

@@ -15,6 +15,12 @@
  * viewport), a view's worth of the box right of and below it, which the
  * view's next chunks reuse instead of each paying an engine run and a
  * halo, or the whole box when that is half of it or more. */
+/* A chunk gets the whole layer when one engine run over it is expected
+ * within this (GIMP's iteration is 1/15 s, and its own copies of the view
+ * need the rest): the view, and mostly the whole layer, show after one
+ * iteration. */
+#define WHOLE_LAYER_MS 50.0
+
 GeglRectangle operation_cached_region (const GeglRectangle *roi,
                                        const GeglRectangle *box,
                                        gint                 radius);

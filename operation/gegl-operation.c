@@ -117,18 +117,53 @@ get_invalidated_by_change (GeglOperation *operation, const gchar *input_pad,
   return grow (input_region, GEGL_PROPERTIES (operation));
 }
 
-/* What one render blurs and GEGL caches: the whole layer, a block around
- * a small request (the canvas zoomed in), or the request (cache-region.h). */
+/* Instances that rendered a canvas's chunk as a whole layer: when the last
+ * goes (its filter closed), the engines' kept buffers go too. */
+static gint canvases;
+
+static void
+canvas_closed (gpointer data, GObject *operation)
+{
+  (void) data;
+  (void) operation;
+  if (g_atomic_int_dec_and_test (&canvases))
+    operation_release_kept ();
+}
+
+/* A chunk (GIMP's canvas, a merge) made the whole layer: it goes to the
+ * engine for parts, which starts CUDA at once. */
+static void
+mark_canvas (GeglOperation *operation, GeglProperties *o)
+{
+  if (o->user_data)
+    return;
+  o->user_data = operation;
+  g_atomic_int_inc (&canvases);
+  g_object_weak_ref (G_OBJECT (operation), canvas_closed, NULL);
+}
+
+/* What one render blurs and GEGL caches: the whole layer when the engine
+ * is expected to blur it within one of GIMP's iterations, else a block
+ * around a small request (the canvas zoomed in), or the request
+ * (cache-region.h). */
 static GeglRectangle
 get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
 {
   GeglProperties *o = GEGL_PROPERTIES (operation);
   GeglRectangle   box = get_bounding_box (operation);
+  const Babl     *format = gegl_operation_get_format (operation, "output");
+  gint            radius = MAX (gblur_radius (o->std_dev_x), gblur_radius (o->std_dev_y));
 
   if (gegl_rectangle_is_empty (&box) || gegl_rectangle_is_infinite_plane (&box))
     return *roi;
-  return operation_cached_region (roi, &box, MAX (gblur_radius (o->std_dev_x),
-                                                  gblur_radius (o->std_dev_y)));
+  if (!gegl_rectangle_equal (roi, &box) && format
+      && operation_run_fits ((gint64) box.width * box.height * babl_format_get_bytes_per_pixel (format),
+                             radius, WHOLE_LAYER_MS))
+    {
+      mark_canvas (operation, o);
+      return box;
+    }
+  return operation_cached_region (roi, &box, radius);
 }
 
 static gboolean
@@ -149,7 +184,8 @@ process (GeglOperation *operation, GeglBuffer *input, GeglBuffer *output,
       return TRUE;
     }
   return operation_blur (input, gegl_operation_get_source_format (operation, "input"), &roi,
-                         &shape, output, result, !gegl_rectangle_equal (result, &box));
+                         &shape, output, result,
+                         o->user_data || !gegl_rectangle_equal (result, &box));
 }
 
 static void

@@ -35,6 +35,13 @@ static gblur_engine *engine, *part_engine, *cpu_engine;
 /* In GEGL's log domain, which GIMP shows in its error console. */
 #define operation_message(...) g_log ("GEGL", G_LOG_LEVEL_MESSAGE, "cuda:gaussian-blur: " __VA_ARGS__)
 
+/* The best output bytes a millisecond of the part engine's runs, per
+ * bit length of the radius (the CPU's cost grows with it); 0: none yet.
+ * Runs of less than RATE_MIN_BYTES do not count: their fixed costs rule. */
+#define RATE_BUCKETS   14
+#define RATE_MIN_BYTES (1 << 20)
+static gdouble part_rate[RATE_BUCKETS];
+
 /* Shortest stripe a retry splits down to before it gives up. */
 #define RETRY_MIN_ROWS 16
 
@@ -48,7 +55,7 @@ blur_in_stripes (GeglBuffer *input, const Babl *source_format, const GeglRectang
     {
       GeglRectangle stripe = { roi->x, y, roi->width, MIN (roi->height, roi->y + roi->height - y) };
 
-      while (!blur_region (cpu_engine, input, source_format, &stripe, shape, output, error))
+      while (!blur_region (cpu_engine, input, source_format, &stripe, shape, output, NULL, error))
         {
           if (stripe.height <= RETRY_MIN_ROWS)
             return FALSE;
@@ -92,6 +99,55 @@ engine_for (gboolean part, GError **error)
   return *slot;
 }
 
+static gint
+rate_bucket (gint radius)
+{
+  return MIN (g_bit_storage (MAX (radius, 0)), RATE_BUCKETS - 1);
+}
+
+/* Notes a part run's rate: `bytes` of output in `ms`. */
+static void
+note_rate (const GeglRectangle *roi, const Babl *format, const BlurShape *shape, gdouble ms)
+{
+  gint64  bytes = (gint64) roi->width * roi->height * babl_format_get_bytes_per_pixel (format);
+  gint    bucket = rate_bucket (gblur_radius (MAX (shape->sigma_x, shape->sigma_y)));
+
+  if (bytes >= RATE_MIN_BYTES && ms > 0)
+    part_rate[bucket] = MAX (part_rate[bucket], bytes / ms);
+}
+
+gboolean
+operation_run_fits (gint64 bytes, gint radius, gdouble budget_ms)
+{
+  GError       *error = NULL;
+  gblur_engine *part;
+  gdouble       rate;
+  gboolean      fits;
+
+  G_LOCK (engine);
+  part = engine_for (TRUE, &error);
+  rate = part_rate[rate_bucket (radius)];
+  if (!part)
+    fits = FALSE;
+  else if (rate > 0)
+    fits = bytes / rate <= budget_ms;
+  else
+    fits = gblur_engine_backend (part) == GBLUR_BACKEND_CUDA;
+  G_UNLOCK (engine);
+  g_clear_error (&error);
+  return fits;
+}
+
+void
+operation_release_kept (void)
+{
+  G_LOCK (engine);
+  gblur_engine_release_kept (engine);
+  gblur_engine_release_kept (part_engine);
+  gblur_engine_release_kept (cpu_engine);
+  G_UNLOCK (engine);
+}
+
 gboolean
 operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi,
                 const BlurShape *shape, GeglBuffer *output, const GeglRectangle *result,
@@ -100,11 +156,14 @@ operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangl
   GError       *error = NULL;
   gblur_engine *chosen;
   gboolean      ok;
+  gdouble       ms = 0;
 
   G_LOCK (engine);
   chosen = engine_for (part, &error);
-  ok = (chosen && blur_region (chosen, input, source_format, roi, shape, output, &error))
-       || retry_on_cpu (input, source_format, roi, shape, output, &error);
+  ok = chosen && blur_region (chosen, input, source_format, roi, shape, output, &ms, &error);
+  if (ok && part)
+    note_rate (roi, gegl_buffer_get_format (output), shape, ms);
+  ok = ok || retry_on_cpu (input, source_format, roi, shape, output, &error);
   G_UNLOCK (engine);
   if (!ok)
     {

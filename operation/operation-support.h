@@ -25,4 +25,15 @@ gboolean operation_blur          (GeglBuffer          *input,
                                   const GeglRectangle *result,
                                   gboolean             part);
 
+/* Whether one run of the engine for parts over `bytes` of output, with a
+ * blur reaching `radius`, is expected within `budget_ms`: from the best
+ * rate its runs of that reach have had (host side included); before any,
+ * when it blurs on a GPU (where the host side, not the blur, costs). */
+gboolean operation_run_fits      (gint64               bytes,
+                                  gint                 radius,
+                                  gdouble              budget_ms);
+
+/* Frees the host buffers the engines keep between runs (a filter closed). */
+void     operation_release_kept  (void);
+
 #endif

@@ -234,6 +234,7 @@ pixel_env_read (PixelEnv *env, char *msg, size_t msg_size)
     msg[0] = '\0';
   if (read_engine_settings (env, msg, msg_size)
       && read_switch ("GBLUR_VERBOSE", &env->verbose, msg, msg_size)
+      && read_switch ("GBLUR_PROFILE", &env->profile, msg, msg_size)
       && read_switch ("GBLUR_OVERLAP", &env->overlap, msg, msg_size)
       && read_switch ("GBLUR_GEGL_MODULES", &env->gegl_modules, msg, msg_size)
       && pixel_env_parse_faults (value_of ("GBLUR_FAULT"), &env->faults, &env->stall_at, msg,

@@ -7,6 +7,7 @@
  *   GBLUR_THREADS=N               CPU worker threads (0: one per core)
  *   GBLUR_CUDA_DEVICE=N           the CUDA device to use (default 0)
  *   GBLUR_VERBOSE=1               timings and steps on stderr
+ *   GBLUR_PROFILE=1               where each region's time went, on stderr
  *   GBLUR_OVERLAP=0               the plug-in reads, blurs and writes in turn
  *   GBLUR_GEGL_MODULES=1          a batch call loads GEGL's operations anyway
  * For the tests and benchmarks, to reach or time each path:
@@ -48,6 +49,7 @@ typedef struct {
   /* For the front ends. */
   int            stall_at;      /* GBLUR_FAULT's stall:N; 0: none */
   int            verbose;
+  int            profile;
   int            overlap;
   int            gegl_modules;
 } PixelEnv;

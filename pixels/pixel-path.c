@@ -101,6 +101,36 @@ blur_shape_uniform (gdouble sigma, gboolean linear)
                        .abyss = GEGL_ABYSS_CLAMP, .level = 0 };
 }
 
+/* Where one region's time went, in milliseconds (GBLUR_PROFILE). */
+typedef struct {
+  gint64       t0;
+  gdouble      alloc, read, engine, write, free;
+  GeglRectangle halo;
+  gblur_result result;
+} RegionTimes;
+
+static gdouble
+lap (RegionTimes *t)
+{
+  gint64  now = g_get_monotonic_time ();
+  gdouble ms = (now - t->t0) / 1000.0;
+
+  t->t0 = now;
+  return ms;
+}
+
+/* One line a region: its halo's share, then each part of its time. */
+static void
+print_times (const GeglRectangle *roi, const RegionTimes *t)
+{
+  gdouble halo = 1.0 - (gdouble) roi->width * roi->height / ((gdouble) t->halo.width * t->halo.height);
+
+  g_printerr ("cuda-gaussian-blur: profile %d,%d %dx%d halo %.0f%% alloc %.1f read %.1f engine %.1f "
+              "(upload %.1f kernel %.1f download %.1f) write %.1f free %.1f ms\n",
+              roi->x, roi->y, roi->width, roi->height, 100 * halo, t->alloc, t->read, t->engine,
+              t->result.upload_ms, t->result.kernel_ms, t->result.download_ms, t->write, t->free);
+}
+
 /* Reads `roi` of `buffer` with its halo and blurs it into *out, a packed
  * image in layout->format allocated with the engine's allocator.  Nothing is
  * written anywhere else.  in_process: the buffer is this process's own (the
@@ -108,35 +138,37 @@ blur_shape_uniform (gdouble sigma, gboolean linear)
 static gboolean
 blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout,
              const GeglRectangle *roi, const BlurShape *shape, gboolean in_process,
-             gblur_image *out, GError **error)
+             gblur_image *out, RegionTimes *t, GError **error)
 {
-  GeglRectangle        halo;
   gblur_image          src;
   gblur_params         params;
-  gblur_result         result;
   gint                 steps = 0;
   gblur_status         status;
 
-  if (!pixel_window_alloc (engine, buffer, layout, roi, shape, &halo, &src, out, error))
+  t->t0 = g_get_monotonic_time ();
+  if (!pixel_window_alloc (engine, buffer, layout, roi, shape, &t->halo, &src, out, error))
     goto fail;
-
+  t->alloc = lap (t);
   if (in_process)
-    move_region (buffer, &halo, shape, layout, src.data, src.stride, FALSE);
+    move_region (buffer, &t->halo, shape, layout, src.data, src.stride, FALSE);
   else
-    pixel_rows_read (buffer, &halo, shape, layout, src.data, src.stride);
+    pixel_rows_read (buffer, &t->halo, shape, layout, src.data, src.stride);
+  t->read = lap (t);
 
   params = pixel_shape_params (shape, layout, count_steps, &steps);
-  status = gblur_engine_run_window (engine, &src, roi->x - halo.x, roi->y - halo.y, out,
-                                    &params, &result);
+  status = gblur_engine_run_window (engine, &src, roi->x - t->halo.x, roi->y - t->halo.y, out,
+                                    &params, &t->result);
+  t->engine = lap (t);
   if (status != GBLUR_OK)
     {
       pixel_engine_set_error (error, status, engine);
       goto fail;
     }
-  pixel_engine_note_result (&result);
+  pixel_engine_note_result (&t->result);
   if (pixel_env ()->verbose)
     g_printerr ("cuda-gaussian-blur: %d progress steps\n", steps);
   gblur_engine_free_host (engine, src.data);
+  t->free = lap (t);
   return TRUE;
 
 fail:
@@ -154,9 +186,10 @@ blur_to_memory (gblur_engine *engine, GeglBuffer *buffer, const Babl *drawable_f
   PixelLayout  layout;
   gblur_image  blurred;
   const Babl  *fish;
+  RegionTimes  times = { 0 };
 
   if (!pixel_layout_choose (drawable_format, shape->linear, &layout, error)
-      || !blur_window (engine, buffer, &layout, roi, shape, FALSE, &blurred, error))
+      || !blur_window (engine, buffer, &layout, roi, shape, FALSE, &blurred, &times, error))
     return FALSE;
   pixel_rows_encode (&layout, blurred.data, blurred.stride, roi->width, roi->height);
   fish = babl_fish (layout.format, out_format);
@@ -180,15 +213,22 @@ blur_region_format (const Babl *source_format, gboolean linear)
 gboolean
 blur_region (gblur_engine *engine, GeglBuffer *input, const Babl *source_format,
              const GeglRectangle *roi, const BlurShape *shape, GeglBuffer *output,
-             GError **error)
+             gdouble *busy_ms, GError **error)
 {
   PixelLayout layout;
   gblur_image blurred;
+  RegionTimes times = { 0 };
 
   if (!pixel_layout_choose (source_format, shape->linear, &layout, error)
-      || !blur_window (engine, input, &layout, roi, shape, TRUE, &blurred, error))
+      || !blur_window (engine, input, &layout, roi, shape, TRUE, &blurred, &times, error))
     return FALSE;
   move_region (output, roi, shape, &layout, blurred.data, blurred.stride, TRUE);
+  times.write = lap (&times);
   gblur_engine_free_host (engine, blurred.data);
+  times.free += lap (&times);
+  if (pixel_env ()->profile)
+    print_times (roi, &times);
+  if (busy_ms)
+    *busy_ms = times.read + times.engine + times.write;
   return TRUE;
 }

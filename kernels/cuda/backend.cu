@@ -50,6 +50,7 @@ struct gblur_cuda {
   bool          mma_off;            /* u8 without the tensor cores (GBLUR_CUDA_SKIP_MMA, or < sm_80) */
   cudaStream_t  stream[SETS];
   cudaEvent_t   done[SETS];
+  cudaEvent_t   phase[SETS][3];     /* a tile's start, upload and kernels done, for its timing */
   cudaEvent_t   caller;             /* the caller's default stream, for device runs to wait on */
   void         *region[SETS];
   void         *mid[SETS];
@@ -162,7 +163,9 @@ gblur_cuda_open (const gblur_settings *settings, char *err, size_t err_size)
   for (int s = 0; s < SETS; s++)
     {
       CHECK (cudaStreamCreateWithFlags (&cuda->stream[s], cudaStreamNonBlocking));
-      CHECK (cudaEventCreateWithFlags (&cuda->done[s], cudaEventDisableTiming));
+      CHECK (cudaEventCreate (&cuda->done[s]));   /* timed: a tile's download ends at it */
+      for (int p = 0; p < 3; p++)
+        CHECK (cudaEventCreate (&cuda->phase[s][p]));
     }
   CHECK (cudaEventCreateWithFlags (&cuda->caller, cudaEventDisableTiming));
   CHECK (cudaMalloc (&cuda->weights, 2 * WEIGHTS_Y * sizeof (float)));
@@ -195,6 +198,9 @@ gblur_cuda_close (gblur_cuda *cuda)
       cudaFree (cuda->out[s]);
       if (cuda->done[s])
         cudaEventDestroy (cuda->done[s]);
+      for (int p = 0; p < 3; p++)
+        if (cuda->phase[s][p])
+          cudaEventDestroy (cuda->phase[s][p]);
       if (cuda->stream[s])
         cudaStreamDestroy (cuda->stream[s]);
     }
@@ -487,15 +493,18 @@ queue_tile (host_run *run, int i, char *err, size_t err_size)
   t.mid_bytes = cuda->mid_cap[s];
   t.dst = (unsigned char *) cuda->out[s];
   t.dst_pitch = (size_t) t.rect.out_w * run->pixel_bytes;
+  CHECK (cudaEventRecord (cuda->phase[s][0], st));
   CHECK_FAULT (fault_hit (faults->cuda_copy, &run->n_copy),
                cudaMemcpy2DAsync (cuda->region[s], t.src_pitch,
                                   (const unsigned char *) src->data + (size_t) t.rect.reg_y0 * src->stride
                                     + (size_t) t.rect.reg_x0 * run->pixel_bytes,
                                   src->stride, t.src_pitch, t.rect.reg_h, cudaMemcpyHostToDevice, st),
                "copy %d (upload of tile %d)", run->n_copy, i + 1);
+  CHECK (cudaEventRecord (cuda->phase[s][1], st));
   CHECK_FAULT (i + 1 == faults->cuda_launch,
                launch_tile (cuda, t, job, st),
                "kernel launch of tile %d", i + 1);
+  CHECK (cudaEventRecord (cuda->phase[s][2], st));
   CHECK_FAULT (fault_hit (faults->cuda_copy, &run->n_copy),
                cudaMemcpy2DAsync ((unsigned char *) dst->data + (size_t) (t.rect.out_y0 - job->geo.win_y) * dst->stride
                                     + (size_t) (t.rect.out_x0 - job->geo.win_x) * run->pixel_bytes,
@@ -533,6 +542,19 @@ report_finished (host_run *run, int upto)
         }
     }
   return status;
+}
+
+/* Adds a finished tile's upload, kernel and download times (set s) to the
+ * job's. */
+static void
+add_tile_times (gblur_cuda *cuda, gblur_job *job, int s)
+{
+  cudaEvent_t marks[4] = { cuda->phase[s][0], cuda->phase[s][1], cuda->phase[s][2], cuda->done[s] };
+  float       ms;
+
+  for (int p = 0; p < 3; p++)
+    if (cudaEventElapsedTime (&ms, marks[p], marks[p + 1]) == cudaSuccess)
+      job->device_ms[p] += ms;
 }
 
 /* Waits for what is queued, so nothing writes dst after we return. */
@@ -587,6 +609,7 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
       if (i >= SETS)
         {
           CHECK (cudaEventSynchronize (cuda->done[i % SETS]));
+          add_tile_times (cuda, job, i % SETS);
           if (report_finished (&run, i - SETS + 1) == GBLUR_E_CANCELLED)
             return cancelled (&run, err, err_size);
         }
@@ -595,6 +618,8 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
     }
   for (int s = 0; s < SETS; s++)
     CHECK (cudaStreamSynchronize (cuda->stream[s]));
+  for (int i = run.ntiles > SETS ? run.ntiles - SETS : 0; i < run.ntiles; i++)
+    add_tile_times (cuda, job, i % SETS);
   if (report_finished (&run, run.ntiles) == GBLUR_E_CANCELLED)
     return cancelled (&run, err, err_size);
   return GBLUR_OK;

@@ -8,7 +8,7 @@
  *
  *   canvas-bench [--op NAME]... [--ref NAME] [--size WxH] [--depth 8|16]
  *                [--zoom Z]... [--sigma S]... [--steps N] [--viewport WxH]
- *                [--check] [--corner] [--merge] [--log]
+ *                [--check] [--corner] [--merge] [--log] [--profile]
  *                [--cpu-time]
  *
  * Prints a Markdown table: per operation, zoom and sigma, the milliseconds
@@ -23,8 +23,10 @@
  * as GIMP merges a filter (chunks of 1/8 s) and in one request (the gegl
  * tool, an export).  GEGL_PATH must name the module's folder (and GEGL's
  * own, which a set GEGL_PATH replaces).  --log prints each chunk and its
- * time on stderr; --cpu-time times in the process's CPU time (all threads),
- * which others' load on the machine changes less. */
+ * time on stderr; --profile adds each step's start and, from the module
+ * (GBLUR_PROFILE), each engine run's parts: tests/operation/canvas_profile.py
+ * makes the timeline of that; --cpu-time times in the process's CPU time
+ * (all threads), which others' load on the machine changes less. */
 #include <gegl.h>
 #include <math.h>
 #include <stdio.h>
@@ -84,6 +86,12 @@ parse_args (int argc, char **argv, Options *o)
       if (strcmp (a, "--log") == 0 || strcmp (a, "--cpu-time") == 0)
         {
           *(a[2] == 'l' ? &log_chunks : &cpu_time) = 1;
+          continue;
+        }
+      if (strcmp (a, "--profile") == 0)
+        {
+          log_chunks = 1;
+          g_setenv ("GBLUR_PROFILE", "1", TRUE);
           continue;
         }
       if (strcmp (a, "--check") == 0 || strcmp (a, "--corner") == 0 || strcmp (a, "--merge") == 0)
@@ -237,6 +245,8 @@ render_step (GeglNode *node, GeglBuffer *canvas, const GeglRectangle *view, doub
             gegl_rectangle_bounding_box (&dirty, &dirty, &r);
         }
       paint (canvas, &dirty, zoom);
+      if (log_chunks)
+        fprintf (stderr, "iteration ends %.1f ms\n", now_ms () - start);
       if (t.view < 0 && chunks_priority_done (&chunks))
         t.view = now_ms () - start;
     }
@@ -309,6 +319,8 @@ run_steps (const Options *o, const char *op, GeglBuffer *layer, double zoom, dou
         gegl_node_set (blur, "std-dev-x", s, "std-dev-y", s, NULL);
       else
         gegl_node_set (src, "buffer", layer, NULL);   /* GEGL invalidates, as a step would */
+      if (log_chunks)
+        fprintf (stderr, "step %d %s zoom %g sigma %g\n", step, op, zoom, s);
       st = render_step (blur, canvas, &view, zoom);
       if (step == 0)
         t.first = st;
@@ -440,7 +452,7 @@ main (int argc, char **argv)
     {
       fprintf (stderr, "usage: %s [--op NAME]... [--ref NAME] [--size WxH] [--depth 8|16] [--zoom Z]...\n"
                "       [--sigma S]... [--steps N] [--viewport WxH] [--check] [--corner] [--merge] [--log]\n"
-               "       [--cpu-time]\n", argv[0]);
+               "       [--profile] [--cpu-time]\n", argv[0]);
       return 2;
     }
   set_defaults (&o);
