@@ -121,6 +121,33 @@ typedef struct {
 } device_limits;
 
 #ifdef HAVE_CUDA
+/* Times work queued on the default stream between start and stop. */
+typedef struct {
+  cudaEvent_t start, stop;
+} gpu_timer;
+
+static void
+timer_start (gpu_timer *t)
+{
+  cudaEventCreate (&t->start);
+  cudaEventCreate (&t->stop);
+  cudaEventRecord (t->start, 0);
+}
+
+/* Milliseconds since timer_start, once the work queued since is done. */
+static double
+timer_stop_ms (gpu_timer *t)
+{
+  float ms = 0;
+
+  cudaEventRecord (t->stop, 0);
+  cudaEventSynchronize (t->stop);
+  cudaEventElapsedTime (&ms, t->start, t->stop);
+  cudaEventDestroy (t->start);
+  cudaEventDestroy (t->stop);
+  return ms;
+}
+
 static double
 time_copy_ms (void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
@@ -128,18 +155,10 @@ time_copy_ms (void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind
   cudaMemcpy (dst, src, bytes, kind);   /* warm-up */
   for (int i = 0; i < 5; i++)
     {
-      cudaEvent_t e0, e1;
-      float       ms;
-      cudaEventCreate (&e0);
-      cudaEventCreate (&e1);
-      cudaEventRecord (e0, 0);
+      gpu_timer timer;
+      timer_start (&timer);
       cudaMemcpyAsync (dst, src, bytes, kind, 0);
-      cudaEventRecord (e1, 0);
-      cudaEventSynchronize (e1);
-      cudaEventElapsedTime (&ms, e0, e1);
-      t[i] = ms;
-      cudaEventDestroy (e0);
-      cudaEventDestroy (e1);
+      t[i] = timer_stop_ms (&timer);
     }
   return median_ms (t, 5);
 }
@@ -375,14 +394,11 @@ time_case (gblur_engine *engine, run_kind kind, dims size, const format *f, doub
             }
           for (int i = 0; ok && i < reps; i++)
             {
-              cudaEvent_t e0, e1;
-              float       ms;
+              gpu_timer timer;
               src.data = in[(i + 1) % nbuf];
               dst.data = out;
-              cudaEventCreate (&e0);
-              cudaEventCreate (&e1);
               cudaDeviceSynchronize ();
-              cudaEventRecord (e0, 0);
+              timer_start (&timer);
               if (kind == RUN_NPP)
                 {
 #ifdef HAVE_NPP
@@ -391,12 +407,7 @@ time_case (gblur_engine *engine, run_kind kind, dims size, const format *f, doub
                 }
               else
                 gblur_engine_run_device (engine, &src, &dst, &params);
-              cudaEventRecord (e1, 0);
-              cudaEventSynchronize (e1);
-              cudaEventElapsedTime (&ms, e0, e1);
-              t[i] = ms;
-              cudaEventDestroy (e0);
-              cudaEventDestroy (e1);
+              t[i] = timer_stop_ms (&timer);
             }
           if (ok)
             result = median_ms (t, reps);
