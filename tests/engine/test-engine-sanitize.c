@@ -131,7 +131,7 @@ window_case (gblur_engine *engine, int w, int h, int c, gblur_sample s, const gb
 {
   gblur_image  src = make_image (w, h, c, s, (size_t) c, (wx + wy) % 2);
   gblur_image  part = make_poisoned (ww, wh, &src, (size_t) (ww % 5));
-  gblur_result result = { 0, 0 };
+  gblur_result result = { 0 };
   gblur_status st;
   double       e = window_error (engine, &src, wx, wy, &part, params, &result, &st);
 

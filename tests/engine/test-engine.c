@@ -132,20 +132,8 @@ run_suite (void)
 int
 main (int argc, char **argv)
 {
-  const char *seed_env = getenv ("GBLUR_TEST_SEED");
-  uint64_t    seed = seed_env ? strtoull (seed_env, NULL, 0) : (uint64_t) time (NULL);
-  char        env_error[300];
-
-  if (parse_options (argc, argv) != 0)
+  if (parse_options (argc, argv) != 0 || !test_begin ("engine tests", backend, &test_env))
     return 2;
-  rng_state = seed ? seed : 1;
-  if (!pixel_env_read (&test_env, env_error, sizeof env_error))
-    {
-      fprintf (stderr, "%s\n", env_error);
-      return 2;
-    }
-  printf ("engine tests, backend %s, seed %llu (GBLUR_TEST_SEED to repeat)\n",
-          backend == GBLUR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long) seed);
 
   if (backend == GBLUR_BACKEND_CUDA && cuda_missing ())
     return 77;

@@ -225,7 +225,7 @@ test_cpu_alloc (void)
       gblur_image   win = make_poisoned (30, 20, &src, 0);
       progress_log  log = { 0, 0 };
       gblur_params  params = { .sigma = 3.5, .flags = GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, .progress = on_progress, .user_data = &log };
-      gblur_result  result = { -1, -1 };
+      gblur_result  result = { .rows_valid = -1, .fell_back_to_cpu = -1 };
 
       /* Twice: a failed run leaves the engine as it was. */
       for (int rep = 0; rep < 2; rep++)
@@ -327,7 +327,7 @@ test_cpu_fft_sites (void)
       progress_log  log = { 0, 0 };
       gblur_params  params = { .sigma = 20.0, .flags = formats[f].flags,
                                .progress = on_progress, .user_data = &log };
-      gblur_result  result = { -1, -1 };
+      gblur_result  result = { .rows_valid = -1, .fell_back_to_cpu = -1 };
       gblur_status  st = gblur_engine_run (engine, &src, &dst, &params, &result);
 #ifdef HAVE_FFTW
       const int     on_fft = strstr (gblur_engine_last_error (engine), "FFT buffers") != NULL;
@@ -725,11 +725,8 @@ test_cuda_sites (const cuda_case *cases, size_t n)
 int
 main (int argc, char **argv)
 {
-  const char   *seed_env = getenv ("GBLUR_TEST_SEED");
-  uint64_t      seed = seed_env ? strtoull (seed_env, NULL, 0) : (uint64_t) time (NULL);
   gblur_backend backend = GBLUR_BACKEND_CPU;
   int           sanitize = 0;
-  char          env_error[300];
 
   self_path = argv[0];
   if (argc == 3 && strcmp (argv[1], "--stall-child") == 0)
@@ -746,14 +743,8 @@ main (int argc, char **argv)
           return 2;
         }
     }
-  rng_state = seed ? seed : 1;
-  if (!pixel_env_read (&test_env, env_error, sizeof env_error))
-    {
-      fprintf (stderr, "%s\n", env_error);
-      return 2;
-    }
-  printf ("fault-injection tests, backend %s, seed %llu (GBLUR_TEST_SEED to repeat)\n",
-          backend == GBLUR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long) seed);
+  if (!test_begin ("fault-injection tests", backend, &test_env))
+    return 2;
 
   if (backend == GBLUR_BACKEND_CUDA)
     {

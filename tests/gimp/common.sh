@@ -126,13 +126,15 @@ log_has () { grep -q -F "$2" "$1" 2>/dev/null; }
 
 # start_xvfb LOG: an X server of our own, on a display it finds free (so that
 # suites can run side by side); sets xvfb (its pid) and DISPLAY, and waits
-# until it answers.  Two servers starting at once may pick the same display:
-# the one that loses names it and exits, so a server is ours only if it
-# still runs once the display answers; else another try.
+# until it answers.  -noreset: by default an X server resets when its last
+# client leaves, and that closes connections it has just accepted, so GIMP
+# connecting as our probe leaves would fail ("Cannot open display").  A
+# server is ours only if it still runs once the display answers; else
+# another try.
 start_xvfb () {
   for try in 1 2 3 4 5; do
     rm -f "$1.display"
-    Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp 3>"$1.display" >"$1" 2>&1 &
+    Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp -noreset 3>"$1.display" >"$1" 2>&1 &
     xvfb=$!
     if wait_until 30 $xvfb "the X server to choose a display" test -s "$1.display" 2>/dev/null; then
       export DISPLAY=:$(head -n 1 "$1.display")
