@@ -32,12 +32,10 @@
  * the view's last chunk, before GIMP shows the view), every later chunk at
  * the layer's left, right or top edge (or BAND_WIDE of its width) the band
  * from its first row down and from its left edge right, at least
- * BAND_ROWS and BAND_REACH radii tall: no halo at the layer's sides, a
- * halo above and below paid once per band, GIMP's next chunks found in
- * it.  So does a request for the whole layer (an export, the
- * gegl tool): one run. */
+ * BAND_ROWS tall: no halo at the layer's sides, a halo above and below
+ * paid once per band, GIMP's next chunks found in it.  So does a request
+ * for the whole layer (an export, the gegl tool): one run. */
 #define BAND_ROWS      512
-#define BAND_REACH     4
 #define BAND_WIDE      0.66
 /* A band reaches BAND_COLS right of the chunk at most (or the chunk's own
  * width): the rest of the layer left of the view must not blur the view's
@@ -52,6 +50,15 @@
  * the layer's right reaches the edge instead. */
 #define ROW_NARROW     512
 #define TAIL_COLS      1024
+/* A wider one gets at least THICK_REACH radii of rows from its first row
+ * down: a thin row of the view would pay its halo's rows several times
+ * over (a large blur), and GIMP's next rows are in the thicker one. */
+#define THICK_REACH    2
+/* A band chunk gets the whole layer instead when a band's halo would make
+ * it cost REST_GAIN times its own pixels or more (a large blur): the rest
+ * of the layer in bands would then cost more than one run over all of it,
+ * the view's part included. */
+#define REST_GAIN      1.3
 
 static gint64
 area (const GeglRectangle *r)
@@ -83,13 +90,31 @@ cols_of (const GeglRectangle *roi, const GeglRectangle *box)
 
 /* The band from `roi`'s first row down and from its left edge right. */
 static GeglRectangle
-band_of (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
+band_of (const GeglRectangle *roi, const GeglRectangle *box)
 {
-  gint          rows = MAX (roi->height, MAX (BAND_ROWS, BAND_REACH * radius));
-  GeglRectangle region = { roi->x, roi->y, cols_of (roi, box), rows };
+  GeglRectangle region = { roi->x, roi->y, cols_of (roi, box), MAX (roi->height, BAND_ROWS) };
 
   gegl_rectangle_intersect (&region, &region, box);
   return region;
+}
+
+/* `roi` with at least THICK_REACH radii of rows. */
+static GeglRectangle
+thick_of (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
+{
+  GeglRectangle region = { roi->x, roi->y, roi->width, MAX (roi->height, THICK_REACH * radius) };
+
+  gegl_rectangle_intersect (&region, &region, box);
+  return region;
+}
+
+/* Whether a band's halo makes it cost REST_GAIN times its own pixels. */
+static gboolean
+bands_cost_more (const GeglRectangle *band, gint radius)
+{
+  gdouble rows = band->height, cols = band->width;
+
+  return (rows + 2 * radius) / rows * ((cols + 2 * radius) / cols) >= REST_GAIN;
 }
 
 /* `roi`'s rows from its left edge right. */
@@ -158,13 +183,17 @@ operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box, gin
   if (corner && !gegl_rectangle_equal (roi, box))
     return *roi;
   if (is_band_chunk (roi, box))
-    return band_of (roi, box, radius);
+    {
+      GeglRectangle band = band_of (roi, box);
+
+      return bands_cost_more (&band, radius) ? *box : band;
+    }
   /* Rounded down to 16: at a mipmap level GEGL asks for 2 pixels more on
    * each side, which must not double the block. */
   while (block < BLOCK_SIDES * (MAX (roi->width, roi->height) & ~15))
     block *= 2;
   if (block > BLOCK_MAX)
-    return roi->width <= ROW_NARROW ? row_of (roi, box) : *roi;
+    return roi->width <= ROW_NARROW ? row_of (roi, box) : thick_of (roi, box, radius);
   view = view_of (roi, box);
   if (!blocks_cost_more (&view, block, radius))
     return block_of (roi, box, block);

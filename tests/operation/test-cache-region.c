@@ -66,8 +66,9 @@ view_chunks (void)
 /* The rest of the layer: GIMP's first chunk of it, at the top-left corner,
  * itself; later chunks at the left, right or top edge, or nearly as wide,
  * the band from their first row down and their left edge right (at most
- * 2048 columns or their own width), at least 512 rows and four radii
- * tall; the whole layer (an export) itself. */
+ * 2048 columns or their own width), at least 512 rows tall, or the whole
+ * layer when a band's halo would cost 1.3 times its pixels; the whole layer
+ * (an export) itself. */
 static void
 rest_bands (void)
 {
@@ -78,7 +79,8 @@ rest_bands (void)
   GeglRectangle rc = operation_cached_region (&corner, &box, 9);
   GeglRectangle rt = operation_cached_region (&top, &box, 9);
   GeglRectangle rl = operation_cached_region (&left, &box, 9);
-  GeglRectangle rr = operation_cached_region (&right, &box, 300);
+  GeglRectangle rr = operation_cached_region (&right, &box, 9);
+  GeglRectangle rh = operation_cached_region (&right, &box, 60);
   GeglRectangle rw = operation_cached_region (&wide, &box, 9);
   GeglRectangle ro = operation_cached_region (&low, &box, 9);
   GeglRectangle rx = operation_cached_region (&box, &box, 9);
@@ -88,8 +90,9 @@ rest_bands (void)
          "a chunk at the top edge gets the band right of it", &rt);
   check (rl.x == 0 && rl.width == 2048 && rl.y == left.y && rl.height == 588,
          "a chunk at the left edge gets 2048 columns of its rows, not the view's", &rl);
-  check (rr.x == right.x && rr.x + rr.width == 6000 && rr.y == right.y && rr.height == 1200,
-         "at the right edge, at least four radii tall", &rr);
+  check (rr.x == right.x && rr.x + rr.width == 6000 && rr.y == right.y && rr.height == 512,
+         "at the right edge, the band to the edge, 512 rows tall", &rr);
+  check (gegl_rectangle_equal (&rh, &box), "with a large blur (radius 60), the whole layer", &rh);
   check (rw.x == wide.x && rw.width == wide.width && rw.y == wide.y && rw.height == 512,
          "a chunk two thirds as wide as the layer gets a band of 512 rows", &rw);
   check (gegl_rectangle_contains (&box, &ro) && contains (&ro, &low) && ro.y + ro.height == 4000,
