@@ -41,6 +41,9 @@ static gblur_engine *engine, *part_engine, *cpu_engine;
 #define RATE_BUCKETS   14
 #define RATE_MIN_BYTES (1 << 20)
 static gdouble part_rate[RATE_BUCKETS];
+/* Before any run, a GPU is expected to fit a layer of up to this many
+ * bytes (a 6000x4000 16-bit one is 192 MB): a larger one waits for a rate. */
+#define GUESS_MAX_BYTES ((gint64) 256 << 20)
 
 /* Shortest stripe a retry splits down to before it gives up. */
 #define RETRY_MIN_ROWS 16
@@ -132,7 +135,7 @@ operation_run_fits (gint64 bytes, gint radius, gdouble budget_ms)
   else if (rate > 0)
     fits = bytes / rate <= budget_ms;
   else
-    fits = gblur_engine_backend (part) == GBLUR_BACKEND_CUDA;
+    fits = gblur_engine_backend (part) == GBLUR_BACKEND_CUDA && bytes <= GUESS_MAX_BYTES;
   G_UNLOCK (engine);
   g_clear_error (&error);
   return fits;

@@ -28,7 +28,8 @@ gboolean operation_blur          (GeglBuffer          *input,
 /* Whether one run of the engine for parts over `bytes` of output, with a
  * blur reaching `radius`, is expected within `budget_ms`: from the best
  * rate its runs of that reach have had (host side included); before any,
- * when it blurs on a GPU (where the host side, not the blur, costs). */
+ * when it blurs on a GPU (where the host side, not the blur, costs) and
+ * `bytes` is at most a large layer's. */
 gboolean operation_run_fits      (gint64               bytes,
                                   gint                 radius,
                                   gdouble              budget_ms);
