@@ -78,7 +78,8 @@ plan_of (const glob_t *found, const gchar *folder, const gchar *format)
 }
 
 FilesPlan *
-files_plan_new (const gchar *pattern, const gchar *folder, const gchar *format, GError **error)
+files_plan_new (const gchar *pattern, const gchar *folder, const gchar *format, gboolean overwrite,
+                GError **error)
 {
   glob_t     found;
   FilesPlan *plan;
@@ -88,6 +89,7 @@ files_plan_new (const gchar *pattern, const gchar *folder, const gchar *format, 
       g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR, _("No pattern of input files was given."));
       return NULL;
     }
+  (void) overwrite;
   if (!check_folder (folder, error))
     return NULL;
   memset (&found, 0, sizeof found);
@@ -129,4 +131,10 @@ files_plan_commit (const FilePlan *file, GError **error)
                file->temp, file->output, g_strerror (errno));
   g_unlink (file->temp);
   return FALSE;
+}
+
+gboolean
+files_plan_is_xcf (const gchar *path)
+{
+  return g_str_has_suffix (path, ".xcf");
 }

@@ -33,6 +33,8 @@ typedef struct {
 typedef struct {
   FilePlan *files;
   guint     n;
+  guint     folders;   /* inputs the pattern matched that are folders, left out */
+  guint     stale;     /* temporary files of dead writers removed */
 } FilesPlan;
 
 /* The files `pattern` matches (sorted, folders left out), each with its
@@ -42,6 +44,7 @@ typedef struct {
 FilesPlan *files_plan_new  (const gchar *pattern,
                             const gchar *folder,
                             const gchar *format,
+                            gboolean     overwrite,
                             GError     **error);
 void       files_plan_free (FilesPlan   *plan);
 
@@ -49,5 +52,8 @@ void       files_plan_free (FilesPlan   *plan);
  * (the temporary file removed) when it cannot. */
 gboolean   files_plan_commit (const FilePlan *file,
                               GError        **error);
+
+/* Whether `path` names an XCF file (GIMP 2.10 saves every layer there). */
+gboolean   files_plan_is_xcf (const gchar *path);
 
 #endif

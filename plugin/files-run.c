@@ -226,7 +226,7 @@ static FilesLayer
 layer_to_save (FilesImage image, GArray *layers, const gchar *path)
 {
 #if GIMP_MAJOR_VERSION < 3
-  if (layers->len > 1 && !g_str_has_suffix (path, ".xcf"))
+  if (layers->len > 1 && !files_plan_is_xcf (path))
     return merge_visible (image);
 #else
   (void) image;
@@ -326,7 +326,8 @@ files_run (const FilesArgs *args, FilesCount *count, GError **error)
 
   *count = (FilesCount) { 0, 0, 0 };
   if (!blur_check_arguments (args->sigma, TRUE, FALSE, FALSE, error)
-      || !(plan = files_plan_new (args->pattern, args->folder, args->format, error)))
+      || !(plan = files_plan_new (args->pattern, args->folder, args->format, args->overwrite,
+                                      error)))
     return FALSE;
   errors_to_plug_in ();
   failures = g_string_new (NULL);
