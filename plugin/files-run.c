@@ -330,6 +330,10 @@ files_run (const FilesArgs *args, FilesCount *count, GError **error)
                                       error)))
     return FALSE;
   errors_to_plug_in ();
+  if (plan->folders)
+    g_printerr ("%s: %u folders the pattern matched left out\n", blur_identity.binary, plan->folders);
+  if (plan->stale)
+    g_printerr ("%s: %u temporary files of runs that died removed\n", blur_identity.binary, plan->stale);
   failures = g_string_new (NULL);
   gimp_progress_init (_("CUDA Gaussian Blur: files"));
   for (guint i = 0; i < plan->n; i++)
