@@ -332,3 +332,35 @@ files_plan_is_xcf (const gchar *path)
   g_free (lower);
   return xcf;
 }
+
+gboolean
+files_plan_check_cost (gint png_level, gint jpeg_quality, GError **error)
+{
+  if (png_level < FILES_COST_DEFAULT || png_level > FILES_PNG_LEVEL_MAX)
+    g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
+                 _("The PNG compression level must be between 0 and 9, or -1 for GIMP's own (got %d)."),
+                 png_level);
+  else if (jpeg_quality < FILES_COST_DEFAULT || jpeg_quality > FILES_JPEG_QUALITY_MAX)
+    g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
+                 _("The JPEG quality must be between 0 and 100, or -1 for GIMP's own (got %d)."),
+                 jpeg_quality);
+  else
+    return TRUE;
+  return FALSE;
+}
+
+FilesExportKind
+files_plan_export_kind (const gchar *path)
+{
+  const gchar    *dot = strrchr (path, '.');
+  FilesExportKind kind = FILES_EXPORT_OTHER;
+
+  if (!dot || strchr (dot, G_DIR_SEPARATOR))
+    return kind;
+  if (g_ascii_strcasecmp (dot, ".png") == 0)
+    kind = FILES_EXPORT_PNG;
+  else if (g_ascii_strcasecmp (dot, ".jpg") == 0 || g_ascii_strcasecmp (dot, ".jpeg") == 0
+           || g_ascii_strcasecmp (dot, ".jpe") == 0)
+    kind = FILES_EXPORT_JPEG;
+  return kind;
+}

@@ -81,7 +81,9 @@ static const GimpParamDef files_args[] = {
   { GIMP_PDB_STRING, "output-folder", FOLDER_BLURB },
   { GIMP_PDB_STRING, "format",        FORMAT_BLURB },
   { GIMP_PDB_INT32,  "every-layer",   LAYERS_BLURB },
-  { GIMP_PDB_INT32,  "overwrite",     OVERWRITE_BLURB }
+  { GIMP_PDB_INT32,  "overwrite",     OVERWRITE_BLURB },
+  { GIMP_PDB_INT32,  "png-compression", PNG_LEVEL_BLURB },
+  { GIMP_PDB_INT32,  "jpeg-quality",  JPEG_QUALITY_BLURB }
 };
 
 static void
@@ -189,15 +191,16 @@ error_status (const GError *error)
 static void
 run_files (gint nparams, const GimpParam *param, gint *nreturn_vals, GimpParam **return_vals)
 {
-  FilesArgs  args = { NULL, SIGMA_DEFAULT, LINEAR_DEFAULT, NULL, "", FALSE, FALSE };
+  FilesArgs  args = { NULL, SIGMA_DEFAULT, LINEAR_DEFAULT, NULL, "", FALSE, FALSE,
+                       { FILES_COST_DEFAULT, FILES_COST_DEFAULT } };
   FilesCount count;
   GError    *error = NULL;
 
   bind_catalogs ();
   if (nparams < 5 || nparams > (gint) G_N_ELEMENTS (files_args))
     g_set_error (&error, BLUR_ERROR, BLUR_CALLING_ERROR,
-                 _("Expected 5 to 8 arguments (run-mode, pattern, sigma, linear, output-folder, "
-                   "format, every-layer, overwrite), got %d."), nparams);
+                 _("Expected 5 to 10 arguments (run-mode, pattern, sigma, linear, output-folder, "
+                   "format, every-layer, overwrite, png-compression, jpeg-quality), got %d."), nparams);
   else
     {
       args.pattern = param[1].data.d_string;
@@ -207,6 +210,8 @@ run_files (gint nparams, const GimpParam *param, gint *nreturn_vals, GimpParam *
       args.format = nparams > 5 && param[5].data.d_string ? param[5].data.d_string : "";
       args.every_layer = nparams > 6 && param[6].data.d_int32 != 0;
       args.overwrite = nparams > 7 && param[7].data.d_int32 != 0;
+      args.cost.png_level = nparams > 8 ? param[8].data.d_int32 : FILES_COST_DEFAULT;
+      args.cost.jpeg_quality = nparams > 9 ? param[9].data.d_int32 : FILES_COST_DEFAULT;
       files_run (&args, &count, &error);
     }
   return_status (GIMP_PDB_SUCCESS, error, GIMP_RUN_NONINTERACTIVE, nreturn_vals, return_vals);

@@ -296,6 +296,38 @@ test_xcf (void)
     check (!files_plan_is_xcf (not_xcf[i]), "not XCF", not_xcf[i]);
 }
 
+static void
+test_cost (void)
+{
+  const gint good[][2] = { { -1, -1 }, { 0, 0 }, { 9, 100 }, { 6, 85 } };
+  const gint bad[][2] = { { 10, -1 }, { -2, -1 }, { -1, 101 }, { -1, -2 } };
+  const struct { const gchar *path; FilesExportKind kind; } kinds[] = {
+    { "a.png", FILES_EXPORT_PNG }, { "/x.jpg/a.PNG", FILES_EXPORT_PNG }, { "a.JPG", FILES_EXPORT_JPEG },
+    { "a.jpeg", FILES_EXPORT_JPEG }, { "a.jpe", FILES_EXPORT_JPEG }, { "a.tif", FILES_EXPORT_OTHER },
+    { "/x.png/a", FILES_EXPORT_OTHER }, { "png", FILES_EXPORT_OTHER } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      GError *error = NULL;
+      gchar  *what = g_strdup_printf ("level %d, quality %d", good[i][0], good[i][1]);
+
+      check (files_plan_check_cost (good[i][0], good[i][1], &error), "export cost accepted", what);
+      g_clear_error (&error);
+      g_free (what);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      GError  *error = NULL;
+      gboolean ok = files_plan_check_cost (bad[i][0], bad[i][1], &error);
+
+      check (!ok && error && error->code == BLUR_CALLING_ERROR, "export cost refused",
+             error ? error->message : "no error");
+      g_clear_error (&error);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    check (files_plan_export_kind (kinds[i].path) == kinds[i].kind, "exporter of", kinds[i].path);
+}
+
 int
 main (void)
 {
@@ -310,6 +342,7 @@ main (void)
   test_temporaries ();
   test_commit ();
   test_xcf ();
+  test_cost ();
   printf ("%d passed, %d failed\n", passed, failed);
   if (!g_getenv ("KEEP"))
     {
