@@ -13,7 +13,8 @@
 #                      short); process i sees GPU i mod the GPUs nvidia-smi
 #                      lists, and 1/N of the CPU threads
 #   -c LEVEL           PNG compression, 0 (fast, large) to 9 (GIMP's own,
-#                      slow, small); 6 writes 2-15x faster, ~10% larger
+#                      slow, small); 6 cost 1.4-4.4x less CPU a file than 9
+#                      for files 3-6% larger (docs/performance.md)
 #   -q QUALITY         JPEG quality, 0 to 100 (default: GIMP's own, 90)
 #   -p                 perceptual: blur the stored values (default: linear light)
 #   -f EXT             output format, an extension (default: the input's)
@@ -24,7 +25,7 @@
 # before any file.  Exits 0 when every file was blurred or its output
 # existed, 1 when any failed (each named, with the reason), 2 on bad usage.
 set -u
-usage () { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage () { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 bad () { echo "blur-files: $*" >&2; exit 2; }
 sigma="" out="" procs="" linear=TRUE format="" layers=FALSE overwrite=FALSE gimp="" level=-1 quality=-1
 while getopts s:o:g:c:q:pf:lwG:h opt; do
