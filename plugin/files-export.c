@@ -122,7 +122,8 @@ save_png (FilesImage image, FilesLayer layer, const gchar *path, gint level, GEr
 
 /* file-jpeg-save with what gimp_file_save writes (GIMP 2.10's defaults:
  * no smoothing, optimized, progressive, 4:4:4, baseline, no restarts,
- * integer DCT) but the quality. */
+ * integer DCT) but the quality; below 0.01 it would take its defaults, and
+ * libjpeg makes 0 into 1 anyway. */
 static gboolean
 save_jpeg (FilesImage image, FilesLayer layer, const gchar *path, gint quality, GError **error)
 {
@@ -130,7 +131,7 @@ save_jpeg (FilesImage image, FilesLayer layer, const gchar *path, gint quality, 
   GimpParam *values = gimp_run_procedure ("file-jpeg-save", &n, GIMP_PDB_INT32, GIMP_RUN_NONINTERACTIVE,
                                           GIMP_PDB_IMAGE, image, GIMP_PDB_DRAWABLE, layer,
                                           GIMP_PDB_STRING, path, GIMP_PDB_STRING, path,
-                                          GIMP_PDB_FLOAT, quality / 100.0, GIMP_PDB_FLOAT, 0.0,
+                                          GIMP_PDB_FLOAT, MAX (quality, 1) / 100.0, GIMP_PDB_FLOAT, 0.0,
                                           GIMP_PDB_INT32, 1, GIMP_PDB_INT32, 1, GIMP_PDB_STRING, "",
                                           GIMP_PDB_INT32, 2, GIMP_PDB_INT32, 1, GIMP_PDB_INT32, 0,
                                           GIMP_PDB_INT32, 0, GIMP_PDB_END);
