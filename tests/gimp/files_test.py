@@ -197,6 +197,23 @@ def check_export(version, work, log, read, record, called):
            f"quality 20: {q20} bytes, GIMP's own: {q90}")
 
 
+def check_killed(work, log, read, record):
+    """blur-files.sh killed once it had written something, then run again."""
+    skipped = re.search(r"killed skipped: (.*)$", log, re.M)
+    if skipped:
+        print(f"SKIP: files-killed-rerun — {skipped.group(1)}")
+        return
+    left = re.search(r"^killed left: (.*)$", log, re.M)
+    left = left.group(1).split() if left else []
+    done = [f for f in left if not f.startswith(".cgb-partial-")]
+    bad = same_as_single(work, read, "files-killed", list(INPUTS))
+    temps = glob.glob(f"{work}/files-killed/.cgb-partial-*")
+    record("files-killed-rerun", "killed rerun ran" in log and 0 < len(left) and len(done) < len(INPUTS)
+           and not bad and not temps,
+           f"left by the kill: {left}; after the rerun, differing from the one-file procedure: {bad}, "
+           f"temporary files: {temps}")
+
+
 def check(version, work, log, read, record, expected):
     def called(name):
         m = re.findall(rf"CASE {name} (CALL-SUCCEEDED|CALL-FAILED)$", log, re.M)
@@ -242,6 +259,7 @@ def check(version, work, log, read, record, expected):
                f"{called(name)}, message: {message(name)[:160]!r}, nothing written: {as_left}")
     check_export(version, work, log, read, record, called)
     check_layers(work, read, record, expected)
+    check_killed(work, log, read, record)
     for how in ("split", "parallel"):
         # not anchored: GIMP's last message before it may lack its newline
         skipped = re.search(rf"{how} skipped: (.*)$", log, re.M)
