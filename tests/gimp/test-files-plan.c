@@ -164,6 +164,7 @@ static void
 test_same_folder (void)
 {
   const gchar *in[] = { "pics", NULL };
+  const gchar *own[] = { "own/a.jpg", "own/a.png", NULL };
   gchar       *link = g_build_filename (root, "links/y.png", NULL);
   gchar       *target = touch ("pics/y.png"), *message;
   FilesPlan   *p;
@@ -176,6 +177,10 @@ test_same_folder (void)
   check_refused ("... through a link to an input (blur-files.sh's shares)", "links/*", "pics", "", FALSE,
                  in);
   check_refused ("... with another format too", "pics/*.png", "../plan/pics", "jpg", FALSE, in);
+  g_free (touch ("own/a.jpg"));
+  g_free (touch ("own/a.png"));
+  check_refused ("... with overwrite, a.jpg and a.png into png: a.png would be replaced before it is read",
+                 "own/*", "own", "png", TRUE, own);
   p = plan ("pics/*.png", "pics", "", TRUE, &message);
   check (p && p->n == 1, "output folder = input folder with overwrite: allowed", message);
   files_plan_free (p);
