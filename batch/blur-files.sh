@@ -113,8 +113,11 @@ run_one () { # share: GIMP on share i, GPU i mod the GPUs listed; its exit statu
   share=$1
   call="plug-in-cuda-gaussian-blur-files"
   case $series in
-    2.*) set -- -i -b "($call RUN-NONINTERACTIVE $(scm "$work/$share/*") $sigma $linear $(scm "$out") \
-$(scm "$format") $layers $overwrite $level $quality)" -b '(gimp-quit 0)' ;;
+    # GIMP 2.10's Script-Fu passes every argument: the export's two go to -files2.
+    2.*) cost=""
+         [ "$level$quality" = -1-1 ] || call=${call}2 cost=" $level $quality"
+         set -- -i -b "($call RUN-NONINTERACTIVE $(scm "$work/$share/*") $sigma $linear $(scm "$out") \
+$(scm "$format") $layers $overwrite$cost)" -b '(gimp-quit 0)' ;;
     *) set -- -i --batch-interpreter=plug-in-script-fu-eval --quit -b "($call #:run-mode RUN-NONINTERACTIVE \
 #:pattern $(scm "$work/$share/*") #:sigma $sigma #:linear $linear #:output-folder $(scm "$out") \
 #:format $(scm "$format") #:every-layer $layers #:overwrite $overwrite #:png-compression $level \

@@ -91,10 +91,13 @@ check "output folder = input folder refused" sh -c "[ $rc = 2 ] && ! grep -q 'st
 check "... run with -w" ran
 
 # The export's cost: passed on, in GIMP 2.10's and GIMP 3's Script-Fu; bad values refused.
+# GIMP 2.10: -files2 with -c or -q, else -files with its eight arguments.
 run -g 1 -c 6 -q 85 "$work/in/a.png"
-check "-c 6 -q 85 in GIMP 2.10's call" says '"" FALSE FALSE 6 85)'
+check "-c 6 -q 85 in GIMP 2.10's call (-files2)" says '(plug-in-cuda-gaussian-blur-files2 RUN-NONINTERACTIVE .*"" FALSE FALSE 6 85)'
+run -g 1 -q 85 "$work/in/a.png"
+check "-q 85 alone in GIMP 2.10's call (-files2)" says '(plug-in-cuda-gaussian-blur-files2 .*"" FALSE FALSE -1 85)'
 run -g 1 "$work/in/a.png"
-check "without -c, -q: GIMP's own (-1 -1)" says "FALSE FALSE -1 -1)"
+check "without -c, -q: GIMP 2.10's eight arguments" says '(plug-in-cuda-gaussian-blur-files RUN-NONINTERACTIVE .*"" FALSE FALSE)'
 STAND_IN_VERSION=3.0.4 run -g 1 -c 6 "$work/in/a.png"
 check "-c 6 in GIMP 3's call" says "#:png-compression 6 #:jpeg-quality -1)"
 for v in "-c 10" "-c x" "-q 101" "-q -2"; do
