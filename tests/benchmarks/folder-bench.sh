@@ -37,7 +37,7 @@ PYEOF
 if [ "$major" = 2 ]; then
   cp "$build/plugin/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur/" || exit 1
   gimp () { GIMP2_DIRECTORY=$profile timeout -k 10 "$GIMP_RUN_LIMIT" gimp-console-2.10 -i -b "$1" -b '(gimp-quit 0)'; }
-  one="(plug-in-cuda-gaussian-blur-files RUN-NONINTERACTIVE \"$work/in/*.png\" $sigma TRUE \"$work/one\" \"\" FALSE FALSE -1 -1)"
+  one="(plug-in-cuda-gaussian-blur-files RUN-NONINTERACTIVE \"$work/in/*.png\" $sigma TRUE \"$work/one\" \"\" FALSE FALSE)"
   each () { echo "(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"$1\" \"$1\"))) (drw (car (gimp-image-get-active-layer img)))) (plug-in-cuda-gaussian-blur RUN-NONINTERACTIVE img drw $sigma TRUE) (gimp-file-save RUN-NONINTERACTIVE img drw \"$2\" \"$2\"))"; }
 else
   in_gimp3 "$work" "cp $build/plugin/cuda-gaussian-blur $profile/plug-ins/cuda-gaussian-blur/" || exit 1

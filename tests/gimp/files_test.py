@@ -18,6 +18,7 @@ INPUTS = {"f1.png": "gray8.png", "f2.png": "rgba8.png", "f3.png": "rgb16.png"}
 LAYER_RECT = (20, 16, 40, 30)   # x, y, w, h of the top layer
 SENTINEL = b"an output that exists: kept\n"
 PROC = "plug-in-cuda-gaussian-blur-files"
+PROC2 = PROC + "2"   # GIMP 2.10: the eight arguments, then png-compression and jpeg-quality
 # name, pattern (under WORK), output folder (None: a missing one), sigma, the message expected
 # (GIMP 3 checks the declared range of sigma itself, 2.10 leaves it to us), other arguments.
 # Each is refused before any file: its output folder stays as prepare() left it.
@@ -59,7 +60,7 @@ def prepare(work, read_write):
     for d in ("files-out", "files-single", "files-tif", "files-err", "files-split", "files-parallel",
               "files-layers", "files-every", "files-merged", "files/sub.png", "files-clash/d1", "files-clash/d2",
               "files-own", "files-dot", "files-dot-out", "files-xcf-upper", "files-xcf-gz", "files-level0",
-              "files-jpeg-default", "files-jpeg-low"):
+              "files-jpeg-default", "files-jpeg-low", "files2-default"):
         os.makedirs(f"{work}/{d}", exist_ok=True)
     for d in ("files-clash/d1/a.png", "files-clash/d1/a.PNG", "files-clash/d2/a.png", "files-own/a.png",
               "files-dot/.hidden.png"):
@@ -74,13 +75,19 @@ def prepare(work, read_write):
             f.write(b"half-written")
 
 
-def call(version, pattern, folder, sigma, fmt="", overwrite=False, every_layer=False, png=-1, jpeg=-1):
+def call(version, pattern, folder, sigma, fmt="", overwrite=False, every_layer=False, png=-1, jpeg=-1,
+         second=False):
+    """GIMP 3: one procedure, named arguments.  GIMP 2.10: the eight arguments
+    scripts have always passed, or PROC2 with the export's two (second)."""
     ow, ev = ("TRUE" if b else "FALSE" for b in (overwrite, every_layer))
     if version == "3":
         return (f"({PROC} #:run-mode RUN-NONINTERACTIVE #:pattern \"{pattern}\" #:sigma {sigma} "
                 f"#:linear TRUE #:output-folder \"{folder}\" #:format \"{fmt}\" #:every-layer {ev} "
                 f"#:overwrite {ow} #:png-compression {png} #:jpeg-quality {jpeg})")
-    return f"({PROC} RUN-NONINTERACTIVE \"{pattern}\" {sigma} TRUE \"{folder}\" \"{fmt}\" {ev} {ow} {png} {jpeg})"
+    args = f"RUN-NONINTERACTIVE \"{pattern}\" {sigma} TRUE \"{folder}\" \"{fmt}\" {ev} {ow}"
+    if second or (png, jpeg) != (-1, -1):
+        return f"({PROC2} {args} {png} {jpeg})"
+    return f"({PROC} {args})"
 
 
 def layer_count(version, path, name):
@@ -128,6 +135,8 @@ def scheme(version, work, scm_load, scm_call, scm_save):
         out.append(layer_count(version, f"{work}/{name}/{out_name}", name))
     case("files-dot", call(version, f"{work}/files-dot/*", f"{work}/files-dot-out", SIGMA))
     case("files-level0", call(version, f"{work}/files/f2.png", f"{work}/files-level0", SIGMA, png=0))
+    if version == "2":   # PROC2 with -1 -1 is PROC
+        case("files2-default", call(version, f"{work}/files/f2.png", f"{work}/files2-default", SIGMA, second=True))
     case("files-jpeg-default", call(version, f"{work}/files/f1.png", f"{work}/files-jpeg-default", SIGMA, "jpg"))
     case("files-jpeg-low", call(version, f"{work}/files/f1.png", f"{work}/files-jpeg-low", SIGMA, "jpg", jpeg=20))
     for name, pattern, folder, sigma, _, extra in ERROR_CASES:
@@ -195,7 +204,34 @@ def check_export(version, work, log, read, record, called):
     q90, q20 = size(f"{work}/files-jpeg-default/f1.jpg"), size(f"{work}/files-jpeg-low/f1.jpg")
     record("files-jpeg-quality", called("files-jpeg-low") == "CALL-SUCCEEDED" and 0 < q20 < q90,
            f"quality 20: {q20} bytes, GIMP's own: {q90}")
+    if version != "2":
+        return
+    # GIMP 2.10: its own export (gimp-file-save, files-single) writes what the eight-argument form
+    # writes, and what PROC2 with -1 -1 writes: the same chunks and image data (metadata holds times).
+    plain, own = png_layout(f"{work}/files-out/f1.png"), png_layout(f"{work}/files-single/f1.png")
+    record("files-gimp-defaults", called("files-first") == "CALL-SUCCEEDED" and plain == own != ([], ""),
+           f"without cost arguments: chunks {plain[0]}, GIMP's own export: {own[0]}, image data "
+           f"{'the same' if plain[1] == own[1] else 'differs'}")
+    default2, own = png_layout(f"{work}/files2-default/f2.png"), png_layout(f"{work}/files-single/f2.png")
+    record("files2-default", called("files2-default") == "CALL-SUCCEEDED" and default2 == own != ([], ""),
+           f"-1 -1: chunks {default2[0]}, GIMP's own export: {own[0]}, image data "
+           f"{'the same' if default2[1] == own[1] else 'differs'}")
 
+
+def png_layout(path):
+    """A PNG's chunk types and its image data's hash (([], "") when missing)."""
+    if not os.path.exists(path):
+        return [], ""
+    with open(path, "rb") as f:
+        data = f.read()
+    kinds, idat, i = [], hashlib.sha256(), 8
+    while i + 8 <= len(data):
+        n, kind = int.from_bytes(data[i:i + 4], "big"), data[i + 4:i + 8].decode("latin-1")
+        kinds.append(kind)
+        if kind == "IDAT":
+            idat.update(data[i + 8:i + 8 + n])
+        i += 12 + n
+    return kinds, idat.hexdigest()
 
 def check_killed(work, log, read, record):
     """blur-files.sh killed once it had written something, then run again."""
