@@ -2,9 +2,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
@@ -50,7 +55,66 @@ check_folder (const gchar *folder, GError **error)
   return TRUE;
 }
 
-/* The plan for the files glob matched, folders left out. */
+/* The writer's mark in its temporary names: its pid, a count, and a hash
+ * of its host (a folder may be shared by machines; only this host's dead
+ * writers can be known dead). */
+static guint
+host_hash (void)
+{
+  return g_str_hash (g_get_host_name ());
+}
+
+static gchar *
+temp_name (const gchar *output)
+{
+  static guint count;
+  gchar       *dir = g_path_get_dirname (output), *base = g_path_get_basename (output), *temp;
+
+  temp = g_strdup_printf ("%s%s" FILES_TEMP_PREFIX "%d-%u-%08x-%s", dir, G_DIR_SEPARATOR_S,
+                          (int) getpid (), count++, host_hash (), base);
+  g_free (dir);
+  g_free (base);
+  return temp;
+}
+
+/* Whether `name` (in a folder) is a temporary file of a writer of this host
+ * that no longer runs. */
+static gboolean
+dead_writers (const gchar *name)
+{
+  int   pid = 0, end = 0;
+  guint count = 0, host = 0;
+
+  if (!g_str_has_prefix (name, FILES_TEMP_PREFIX)
+      || sscanf (name + strlen (FILES_TEMP_PREFIX), "%d-%u-%8x-%n", &pid, &count, &host, &end) != 3
+      || end == 0 || host != host_hash () || pid <= 0)
+    return FALSE;
+  return kill (pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Removes the dead writers' temporary files in `folder`; how many. */
+static guint
+remove_stale (const gchar *folder)
+{
+  GDir        *dir = g_dir_open (folder, 0, NULL);
+  const gchar *name;
+  guint        removed = 0;
+
+  while (dir && (name = g_dir_read_name (dir)))
+    if (dead_writers (name))
+      {
+        gchar *path = g_build_filename (folder, name, NULL);
+
+        removed += g_unlink (path) == 0;
+        g_free (path);
+      }
+  if (dir)
+    g_dir_close (dir);
+  return removed;
+}
+
+/* The plan for the files glob matched: folders counted and left out, as
+ * are . and .. and temporary files. */
 static FilesPlan *
 plan_of (const glob_t *found, const gchar *folder, const gchar *format)
 {
@@ -60,25 +124,122 @@ plan_of (const glob_t *found, const gchar *folder, const gchar *format)
   for (gsize i = 0; i < found->gl_pathc; i++)
     {
       const gchar *input = found->gl_pathv[i];
-      FilePlan    *file = &plan->files[plan->n];
-      gchar       *dir, *base;
+      gchar       *base = g_path_get_basename (input);
+      gboolean     skip = strcmp (base, ".") == 0 || strcmp (base, "..") == 0
+                          || g_str_has_prefix (base, FILES_TEMP_PREFIX);
 
-      if (g_file_test (input, G_FILE_TEST_IS_DIR))
-        continue;
-      file->input = g_strdup (input);
-      file->output = output_name (input, folder, format);
-      dir = g_path_get_dirname (file->output);
-      base = g_path_get_basename (file->output);
-      file->temp = g_strdup_printf ("%s%s" FILES_TEMP_PREFIX "%s", dir, G_DIR_SEPARATOR_S, base);
-      g_free (dir);
       g_free (base);
+      if (skip)
+        continue;
+      if (g_file_test (input, G_FILE_TEST_IS_DIR))
+        {
+          plan->folders++;
+          continue;
+        }
+      plan->files[plan->n].input = g_strdup (input);
+      plan->files[plan->n].output = output_name (input, folder, format);
+      plan->files[plan->n].temp = temp_name (plan->files[plan->n].output);
       plan->n++;
     }
   return plan;
 }
 
+/* An output's name as a case-insensitive disk compares it. */
+static gchar *
+folded (const gchar *path)
+{
+  gchar *base = g_path_get_basename (path);
+  gchar *key = g_utf8_validate (base, -1, NULL) ? g_utf8_casefold (base, -1) : g_ascii_strdown (base, -1);
+
+  g_free (base);
+  return key;
+}
+
+/* FALSE with *error naming every pair of inputs whose outputs share a name
+ * (ignoring case). */
+static gboolean
+check_unique (const FilesPlan *plan, GError **error)
+{
+  GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GString    *clashes = g_string_new (NULL);
+  guint       n = 0;
+
+  for (guint i = 0; i < plan->n; i++)
+    {
+      gchar   *key = folded (plan->files[i].output);
+      gpointer first;
+
+      if (g_hash_table_lookup_extended (seen, key, NULL, &first))
+        {
+          const FilePlan *other = &plan->files[GPOINTER_TO_UINT (first)];
+          gchar          *base = g_path_get_basename (plan->files[i].output);
+
+          g_string_append_printf (clashes, "%s'%s' and '%s' (%s)", n++ ? "; " : "", other->input,
+                                  plan->files[i].input, base);
+          g_free (base);
+          g_free (key);
+        }
+      else
+        g_hash_table_insert (seen, key, GUINT_TO_POINTER (i));
+    }
+  if (n)
+    g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
+                 _("Inputs would be written to the same output (names compared ignoring case), so "
+                   "nothing was done: %s."), clashes->str);
+  g_string_free (clashes, TRUE);
+  g_hash_table_destroy (seen);
+  return n == 0;
+}
+
+/* FALSE with *error when an input's folder (its links followed) is the
+ * output folder, however spelled, and overwrite is off. */
+static gboolean
+check_not_inputs_folder (const FilesPlan *plan, const gchar *folder, gboolean overwrite,
+                         GError **error)
+{
+  struct stat out, in;
+
+  if (overwrite || g_stat (folder, &out) != 0)
+    return TRUE;
+  for (guint i = 0; i < plan->n; i++)
+    {
+      char  *real = realpath (plan->files[i].input, NULL);
+      gchar *dir = real ? g_path_get_dirname (real) : NULL;
+      gboolean same = dir && g_stat (dir, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+
+      free (real);
+      g_free (dir);
+      if (same)
+        {
+          g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
+                       _("The output folder '%s' holds the input '%s': its outputs would replace "
+                         "the inputs. Choose another folder, or set overwrite to replace them."),
+                       folder, plan->files[i].input);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* The checks of a whole plan, before any file is written. */
+static gboolean
+check_plan (const FilesPlan *plan, const gchar *pattern, const gchar *folder, gboolean overwrite,
+            GError **error)
+{
+  if (plan->n == 0 && plan->folders)
+    g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
+                 _("The pattern '%s' matches no file, only %u folders."), pattern, plan->folders);
+  else if (plan->n == 0)
+    g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
+                 _("The pattern '%s' matches no file."), pattern);
+  else
+    return check_unique (plan, error) && check_not_inputs_folder (plan, folder, overwrite, error);
+  return FALSE;
+}
+
 FilesPlan *
-files_plan_new (const gchar *pattern, const gchar *folder, const gchar *format, GError **error)
+files_plan_new (const gchar *pattern, const gchar *folder, const gchar *format, gboolean overwrite,
+                GError **error)
 {
   glob_t     found;
   FilesPlan *plan;
@@ -91,17 +252,17 @@ files_plan_new (const gchar *pattern, const gchar *folder, const gchar *format, 
   if (!check_folder (folder, error))
     return NULL;
   memset (&found, 0, sizeof found);
-  if (glob (pattern, 0, NULL, &found) != 0)
+  /* GLOB_PERIOD: `*` matches names beginning with a dot too. */
+  if (glob (pattern, GLOB_PERIOD, NULL, &found) != 0)
     found.gl_pathc = 0;
   plan = plan_of (&found, folder, format);
   globfree (&found);
-  if (plan->n == 0)
+  if (!check_plan (plan, pattern, folder, overwrite, error))
     {
-      g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
-                   _("The pattern '%s' matches no file."), pattern);
       files_plan_free (plan);
       return NULL;
     }
+  plan->stale = remove_stale (folder);
   return plan;
 }
 
@@ -120,13 +281,86 @@ files_plan_free (FilesPlan *plan)
   g_free (plan);
 }
 
+/* Flushes `path` (a file or a folder) to disk; FALSE with errno set. */
+static gboolean
+flush (const gchar *path)
+{
+  int      fd = open (path, O_RDONLY);
+  gboolean ok = fd >= 0 && fsync (fd) == 0;
+  int      saved = errno;
+
+  if (fd >= 0)
+    close (fd);
+  errno = saved;
+  return ok;
+}
+
 gboolean
 files_plan_commit (const FilePlan *file, GError **error)
 {
-  if (g_rename (file->temp, file->output) == 0)
+  struct stat old;
+  gchar      *dir;
+
+  /* A replaced output keeps its permissions. */
+  if (g_stat (file->output, &old) == 0)
+    g_chmod (file->temp, old.st_mode & 07777);
+  if (!flush (file->temp) || rename (file->temp, file->output) != 0)
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, _("cannot rename %s to %s: %s"),
+                   file->temp, file->output, g_strerror (errno));
+      g_unlink (file->temp);
+      return FALSE;
+    }
+  /* The rename itself reaches the disk with the folder. */
+  dir = g_path_get_dirname (file->output);
+  flush (dir);
+  g_free (dir);
+  return TRUE;
+}
+
+/* GIMP's XCF loader's extensions, compressed ones included. */
+gboolean
+files_plan_is_xcf (const gchar *path)
+{
+  static const gchar *const endings[] = { ".xcf", ".xcf.gz", ".xcfgz", ".xcf.bz2", ".xcfbz2",
+                                          ".xcf.xz", ".xcfxz" };
+  gchar   *lower = g_ascii_strdown (path, -1);
+  gboolean xcf = FALSE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (endings) && !xcf; i++)
+    xcf = g_str_has_suffix (lower, endings[i]);
+  g_free (lower);
+  return xcf;
+}
+
+gboolean
+files_plan_check_cost (gint png_level, gint jpeg_quality, GError **error)
+{
+  if (png_level < FILES_COST_DEFAULT || png_level > FILES_PNG_LEVEL_MAX)
+    g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
+                 _("The PNG compression level must be between 0 and 9, or -1 for GIMP's own (got %d)."),
+                 png_level);
+  else if (jpeg_quality < FILES_COST_DEFAULT || jpeg_quality > FILES_JPEG_QUALITY_MAX)
+    g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
+                 _("The JPEG quality must be between 0 and 100, or -1 for GIMP's own (got %d)."),
+                 jpeg_quality);
+  else
     return TRUE;
-  g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, _("cannot rename %s to %s: %s"),
-               file->temp, file->output, g_strerror (errno));
-  g_unlink (file->temp);
   return FALSE;
+}
+
+FilesExportKind
+files_plan_export_kind (const gchar *path)
+{
+  const gchar    *dot = strrchr (path, '.');
+  FilesExportKind kind = FILES_EXPORT_OTHER;
+
+  if (!dot || strchr (dot, G_DIR_SEPARATOR))
+    return kind;
+  if (g_ascii_strcasecmp (dot, ".png") == 0)
+    kind = FILES_EXPORT_PNG;
+  else if (g_ascii_strcasecmp (dot, ".jpg") == 0 || g_ascii_strcasecmp (dot, ".jpeg") == 0
+           || g_ascii_strcasecmp (dot, ".jpe") == 0)
+    kind = FILES_EXPORT_JPEG;
+  return kind;
 }

@@ -20,6 +20,20 @@
 #define FORMAT_BLURB  N_("Output file extension, e.g. png, jpg, tif; empty: the input's")
 #define LAYERS_BLURB  N_("Blur every layer (TRUE) or the visible layers merged into one (FALSE)")
 #define OVERWRITE_BLURB N_("Replace outputs that exist (TRUE) or keep them (FALSE)")
+#define PNG_LEVEL_BLURB N_("PNG outputs' compression level, 0 (fast, large) to 9 (slow, small); " \
+                           "-1: GIMP's own (9)")
+#define JPEG_QUALITY_BLURB N_("JPEG outputs' quality, 0 to 100; -1: GIMP's own (90)")
+
+/* The export's cost arguments: -1 leaves GIMP's own choice. */
+#define FILES_COST_DEFAULT  (-1)
+#define FILES_PNG_LEVEL_MAX 9
+#define FILES_JPEG_QUALITY_MAX 100
+
+typedef enum {
+  FILES_EXPORT_OTHER,
+  FILES_EXPORT_PNG,
+  FILES_EXPORT_JPEG
+} FilesExportKind;
 
 /* Prefix of the temporary names in the output folder. */
 #define FILES_TEMP_PREFIX ".cgb-partial-"
@@ -33,6 +47,8 @@ typedef struct {
 typedef struct {
   FilePlan *files;
   guint     n;
+  guint     folders;   /* inputs the pattern matched that are folders, left out */
+  guint     stale;     /* temporary files of dead writers removed */
 } FilesPlan;
 
 /* The files `pattern` matches (sorted, folders left out), each with its
@@ -42,6 +58,7 @@ typedef struct {
 FilesPlan *files_plan_new  (const gchar *pattern,
                             const gchar *folder,
                             const gchar *format,
+                            gboolean     overwrite,
                             GError     **error);
 void       files_plan_free (FilesPlan   *plan);
 
@@ -49,5 +66,17 @@ void       files_plan_free (FilesPlan   *plan);
  * (the temporary file removed) when it cannot. */
 gboolean   files_plan_commit (const FilePlan *file,
                               GError        **error);
+
+/* FALSE with *error (a calling error) when a cost argument is out of its
+ * range: the PNG level -1 to 9, the JPEG quality -1 to 100. */
+gboolean   files_plan_check_cost (gint     png_level,
+                                  gint     jpeg_quality,
+                                  GError **error);
+
+/* The exporter a path's extension picks, among those a cost applies to. */
+FilesExportKind files_plan_export_kind (const gchar *path);
+
+/* Whether `path` names an XCF file (GIMP 2.10 saves every layer there). */
+gboolean   files_plan_is_xcf (const gchar *path);
 
 #endif

@@ -9,17 +9,8 @@
 #include "blur-procedure.h"
 #include "identity.h"
 #include "files-plan.h"
+#include "files-export.h"
 #include "files-run.h"
-
-#if GIMP_MAJOR_VERSION >= 3
-typedef GimpImage    *FilesImage;
-typedef GimpDrawable *FilesLayer;
-#define NO_IMAGE NULL
-#else
-typedef gint32 FilesImage;
-typedef gint32 FilesLayer;
-#define NO_IMAGE (-1)
-#endif
 
 const gchar *
 files_procedure_name (void)
@@ -29,19 +20,6 @@ files_procedure_name (void)
   if (!name)
     name = g_strconcat (blur_identity.procedure, "-files", NULL);
   return name;
-}
-
-/* The PDB's last error, as a GError of the execution kind. */
-static void
-set_pdb_error (GError **error, const gchar *what)
-{
-#if GIMP_MAJOR_VERSION >= 3
-  const gchar *why = gimp_pdb_get_last_error (gimp_get_pdb ());
-#else
-  const gchar *why = gimp_get_pdb_error ();
-#endif
-  g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, "%s: %s", what,
-               why && *why ? why : _("no reason given"));
 }
 
 /* Our own PDB calls' errors are ours to report, not GIMP's to show. */
@@ -68,26 +46,8 @@ load_image (const gchar *path, GError **error)
   image = gimp_file_load (GIMP_RUN_NONINTERACTIVE, path, path);
 #endif
   if (image == NO_IMAGE)
-    set_pdb_error (error, _("cannot read it"));
+    files_pdb_error (error, _("cannot read it"));
   return image;
-}
-
-static gboolean
-save_image (FilesImage image, FilesLayer layer, const gchar *path, GError **error)
-{
-  gboolean ok;
-#if GIMP_MAJOR_VERSION >= 3
-  GFile *file = g_file_new_for_path (path);
-
-  (void) layer;
-  ok = gimp_file_save (GIMP_RUN_NONINTERACTIVE, image, file, NULL);
-  g_object_unref (file);
-#else
-  ok = gimp_file_save (GIMP_RUN_NONINTERACTIVE, image, layer, path, path);
-#endif
-  if (!ok)
-    set_pdb_error (error, _("cannot write it"));
-  return ok;
 }
 
 /* One layer through the one-file procedure, called by name: the warm
@@ -120,7 +80,7 @@ blur_layer (FilesImage image, FilesLayer layer, const FilesArgs *args, GError **
   gimp_destroy_params (values, n);
 #endif
   if (!ok)
-    set_pdb_error (error, _("cannot blur it"));
+    files_pdb_error (error, _("cannot blur it"));
   return ok;
 }
 
@@ -212,7 +172,7 @@ layers_to_blur (FilesImage image, gboolean every_layer, GError **error)
   merged = merge_visible (image);
   if (merged == NO_IMAGE)
     {
-      set_pdb_error (error, _("cannot merge its visible layers"));
+      files_pdb_error (error, _("cannot merge its visible layers"));
       g_array_free (layers, TRUE);
       return NULL;
     }
@@ -226,7 +186,7 @@ static FilesLayer
 layer_to_save (FilesImage image, GArray *layers, const gchar *path)
 {
 #if GIMP_MAJOR_VERSION < 3
-  if (layers->len > 1 && !g_str_has_suffix (path, ".xcf"))
+  if (layers->len > 1 && !files_plan_is_xcf (path))
     return merge_visible (image);
 #else
   (void) image;
@@ -271,7 +231,8 @@ blur_file (const FilePlan *file, const FilesArgs *args, FileTimes *times, GError
       for (guint i = 0; ok && i < layers->len; i++)
         ok = blur_layer (image, g_array_index (layers, FilesLayer, i), args, error);
       times->blur = ms_since (&start);
-      ok = ok && save_image (image, layer_to_save (image, layers, file->output), file->temp, error);
+      ok = ok && files_save_image (image, layer_to_save (image, layers, file->output), file->temp,
+                                   &args->cost, error);
       g_array_free (layers, TRUE);
     }
   gimp_image_delete (image);
@@ -326,9 +287,15 @@ files_run (const FilesArgs *args, FilesCount *count, GError **error)
 
   *count = (FilesCount) { 0, 0, 0 };
   if (!blur_check_arguments (args->sigma, TRUE, FALSE, FALSE, error)
-      || !(plan = files_plan_new (args->pattern, args->folder, args->format, error)))
+      || !files_plan_check_cost (args->cost.png_level, args->cost.jpeg_quality, error)
+      || !(plan = files_plan_new (args->pattern, args->folder, args->format, args->overwrite,
+                                      error)))
     return FALSE;
   errors_to_plug_in ();
+  if (plan->folders)
+    g_printerr ("%s: %u folders the pattern matched left out\n", blur_identity.binary, plan->folders);
+  if (plan->stale)
+    g_printerr ("%s: %u temporary files of runs that died removed\n", blur_identity.binary, plan->stale);
   failures = g_string_new (NULL);
   gimp_progress_init (_("CUDA Gaussian Blur: files"));
   for (guint i = 0; i < plan->n; i++)

@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "files-export.h"
+
 typedef struct {
   const gchar *pattern;
   gdouble      sigma;
@@ -14,6 +16,7 @@ typedef struct {
   const gchar *format;       /* "" or NULL: the input's */
   gboolean     every_layer;  /* FALSE: the visible layers merged into one */
   gboolean     overwrite;
+  FilesCost    cost;         /* the export's: FILES_COST_DEFAULT, GIMP's own */
 } FilesArgs;
 
 typedef struct {

@@ -71,8 +71,11 @@ static const GimpParamDef blur_args[] = {
   { GIMP_PDB_INT32,    "linear",   LINEAR_BLURB }
 };
 
-/* The files procedure's: the first five fixed (scripts name them), the
- * rest optional (a caller may leave them out; Script-Fu passes them all). */
+/* The files procedures': the first five fixed (scripts name them), the
+ * rest optional (a caller may leave them out).  GIMP 2.10's Script-Fu passes
+ * every argument a procedure declares, so the export's two came as a second
+ * procedure, -files2, as GIMP's own did (file-png-save2): -files declares
+ * the first eight, as it always has, so that its callers' scripts still run. */
 static const GimpParamDef files_args[] = {
   { GIMP_PDB_INT32,  "run-mode",      "The run mode { RUN-INTERACTIVE (0), RUN-NONINTERACTIVE (1) }" },
   { GIMP_PDB_STRING, "pattern",       PATTERN_BLURB },
@@ -81,8 +84,26 @@ static const GimpParamDef files_args[] = {
   { GIMP_PDB_STRING, "output-folder", FOLDER_BLURB },
   { GIMP_PDB_STRING, "format",        FORMAT_BLURB },
   { GIMP_PDB_INT32,  "every-layer",   LAYERS_BLURB },
-  { GIMP_PDB_INT32,  "overwrite",     OVERWRITE_BLURB }
+  { GIMP_PDB_INT32,  "overwrite",     OVERWRITE_BLURB },
+  { GIMP_PDB_INT32,  "png-compression", PNG_LEVEL_BLURB },
+  { GIMP_PDB_INT32,  "jpeg-quality",  JPEG_QUALITY_BLURB }
 };
+#define FILES_FIRST_ARGS 8   /* -files' */
+
+#define FILES2_HELP N_("Does what plug-in-cuda-gaussian-blur-files does, with two more arguments: " \
+                       "the PNG outputs' compression level and the JPEG outputs' quality (-1: " \
+                       "GIMP's own). -1 -1 makes it plug-in-cuda-gaussian-blur-files.")
+
+/* The second files procedure's name: the first's with "2". */
+static const gchar *
+files2_procedure_name (void)
+{
+  static gchar *name;
+
+  if (!name)
+    name = g_strconcat (files_procedure_name (), "2", NULL);
+  return name;
+}
 
 static void
 query (void)
@@ -94,6 +115,9 @@ query (void)
   if (blur_identity.menu_path)
     gimp_plugin_menu_register (blur_identity.procedure, blur_identity.menu_path);
   gimp_install_procedure (files_procedure_name (), FILES_BLURB, FILES_HELP, PLUG_IN_AUTHOR,
+                          PLUG_IN_COPYRIGHT, PLUG_IN_DATE, NULL, NULL, GIMP_PLUGIN,
+                          FILES_FIRST_ARGS, 0, files_args, NULL);
+  gimp_install_procedure (files2_procedure_name (), FILES_BLURB, FILES2_HELP, PLUG_IN_AUTHOR,
                           PLUG_IN_COPYRIGHT, PLUG_IN_DATE, NULL, NULL, GIMP_PLUGIN,
                           G_N_ELEMENTS (files_args), 0, files_args, NULL);
   /* An extension without arguments: GIMP starts it when it starts. */
@@ -184,20 +208,26 @@ error_status (const GError *error)
   return error->code == BLUR_CALLING_ERROR ? GIMP_PDB_CALLING_ERROR : GIMP_PDB_EXECUTION_ERROR;
 }
 
-/* The files procedure: every file a pattern names, in this one process; the
- * blur of each goes to the one-file procedure (the warm process's). */
+/* The files procedures: every file a pattern names, in this one process;
+ * the blur of each goes to the one-file procedure (the warm process's).
+ * -files is -files2 with the export's arguments -1, GIMP's own. */
 static void
-run_files (gint nparams, const GimpParam *param, gint *nreturn_vals, GimpParam **return_vals)
+run_files (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals,
+           GimpParam **return_vals)
 {
-  FilesArgs  args = { NULL, SIGMA_DEFAULT, LINEAR_DEFAULT, NULL, "", FALSE, FALSE };
-  FilesCount count;
-  GError    *error = NULL;
+  FilesArgs      args = { NULL, SIGMA_DEFAULT, LINEAR_DEFAULT, NULL, "", FALSE, FALSE,
+                           { FILES_COST_DEFAULT, FILES_COST_DEFAULT } };
+  const gboolean second = strcmp (name, files2_procedure_name ()) == 0;
+  FilesCount     count;
+  GError        *error = NULL;
 
   bind_catalogs ();
-  if (nparams < 5 || nparams > (gint) G_N_ELEMENTS (files_args))
+  if (nparams < 5 || nparams > (second ? (gint) G_N_ELEMENTS (files_args) : FILES_FIRST_ARGS))
     g_set_error (&error, BLUR_ERROR, BLUR_CALLING_ERROR,
-                 _("Expected 5 to 8 arguments (run-mode, pattern, sigma, linear, output-folder, "
-                   "format, every-layer, overwrite), got %d."), nparams);
+                 second ? _("Expected 5 to 10 arguments (run-mode, pattern, sigma, linear, output-folder, "
+                            "format, every-layer, overwrite, png-compression, jpeg-quality), got %d.")
+                        : _("Expected 5 to 8 arguments (run-mode, pattern, sigma, linear, output-folder, "
+                            "format, every-layer, overwrite), got %d."), nparams);
   else
     {
       args.pattern = param[1].data.d_string;
@@ -207,6 +237,8 @@ run_files (gint nparams, const GimpParam *param, gint *nreturn_vals, GimpParam *
       args.format = nparams > 5 && param[5].data.d_string ? param[5].data.d_string : "";
       args.every_layer = nparams > 6 && param[6].data.d_int32 != 0;
       args.overwrite = nparams > 7 && param[7].data.d_int32 != 0;
+      args.cost.png_level = nparams > 8 ? param[8].data.d_int32 : FILES_COST_DEFAULT;
+      args.cost.jpeg_quality = nparams > 9 ? param[9].data.d_int32 : FILES_COST_DEFAULT;
       files_run (&args, &count, &error);
     }
   return_status (GIMP_PDB_SUCCESS, error, GIMP_RUN_NONINTERACTIVE, nreturn_vals, return_vals);
@@ -227,9 +259,9 @@ run (const gchar *name, gint nparams, const GimpParam *param, gint *nreturn_vals
       values[0].data.d_status = GIMP_PDB_EXECUTION_ERROR;
       return;
     }
-  if (strcmp (name, files_procedure_name ()) == 0)
+  if (strcmp (name, files_procedure_name ()) == 0 || strcmp (name, files2_procedure_name ()) == 0)
     {
-      run_files (nparams, param, nreturn_vals, return_vals);
+      run_files (name, nparams, param, nreturn_vals, return_vals);
       return;
     }
   run_blur (name, nparams, param, nreturn_vals, return_vals);

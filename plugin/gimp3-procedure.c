@@ -166,6 +166,12 @@ files_procedure_new (GimpPlugIn *plug_in)
                                        FALSE, G_PARAM_READWRITE);
   gimp_procedure_add_boolean_argument (procedure, "overwrite", _("Overwrite"), _(OVERWRITE_BLURB),
                                        FALSE, G_PARAM_READWRITE);
+  gimp_procedure_add_int_argument (procedure, "png-compression", _("PNG compression"),
+                                   _(PNG_LEVEL_BLURB), FILES_COST_DEFAULT, FILES_PNG_LEVEL_MAX,
+                                   FILES_COST_DEFAULT, G_PARAM_READWRITE);
+  gimp_procedure_add_int_argument (procedure, "jpeg-quality", _("JPEG quality"),
+                                   _(JPEG_QUALITY_BLURB), FILES_COST_DEFAULT, FILES_JPEG_QUALITY_MAX,
+                                   FILES_COST_DEFAULT, G_PARAM_READWRITE);
   return procedure;
 }
 
@@ -432,14 +438,16 @@ static GimpValueArray *
 run_files (GimpProcedure *procedure, GimpProcedureConfig *config, gpointer run_data)
 {
   gchar     *pattern = NULL, *folder = NULL, *format = NULL;
-  FilesArgs  args = { NULL, SIGMA_DEFAULT, LINEAR_DEFAULT, NULL, NULL, FALSE, FALSE };
+  FilesArgs  args = { NULL, SIGMA_DEFAULT, LINEAR_DEFAULT, NULL, NULL, FALSE, FALSE,
+                       { FILES_COST_DEFAULT, FILES_COST_DEFAULT } };
   FilesCount count;
   GError    *error = NULL;
 
   (void) run_data;
   g_object_get (config, "pattern", &pattern, "sigma", &args.sigma, "linear", &args.linear,
                 "output-folder", &folder, "format", &format, "every-layer", &args.every_layer,
-                "overwrite", &args.overwrite, NULL);
+                "overwrite", &args.overwrite, "png-compression", &args.cost.png_level,
+                "jpeg-quality", &args.cost.jpeg_quality, NULL);
   args.pattern = pattern;
   args.folder = folder;
   args.format = format;

@@ -1,0 +1,361 @@
+/* The files procedure's plan (plugin/files-plan.c) without GIMP: which
+ * inputs a pattern gives, that no two outputs share a name (ignoring case),
+ * that the output folder is not the inputs' unless overwrite, temporary
+ * names of their writer only, dead writers' temporary files removed, and
+ * the output flushed to disk before its rename.  Linked with
+ * -Wl,--wrap=fsync,--wrap=rename: the calls are logged here.
+ *   test-files-plan   (prints PASS/FAIL lines and "N passed, N failed") */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "pixel-engine.h"
+#include "files-plan.h"
+
+static int      passed, failed;
+static gchar   *root;
+static GString *calls;   /* "fsync PATH;" and "rename FROM TO;" in order */
+
+int __real_fsync (int fd);
+int __real_rename (const char *from, const char *to);
+
+int
+__wrap_fsync (int fd)
+{
+  gchar *link = g_strdup_printf ("/proc/self/fd/%d", fd);
+  gchar *path = g_file_read_link (link, NULL);
+
+  g_string_append_printf (calls, "fsync %s;", path ? path : "?");
+  g_free (path);
+  g_free (link);
+  return __real_fsync (fd);
+}
+
+int
+__wrap_rename (const char *from, const char *to)
+{
+  g_string_append_printf (calls, "rename %s %s;", from, to);
+  return __real_rename (from, to);
+}
+
+static void
+check (gboolean ok, const char *what, const char *detail)
+{
+  printf ("%s: %s%s%s\n", ok ? "PASS" : "FAIL", what, detail ? ": " : "", detail ? detail : "");
+  ok ? passed++ : failed++;
+}
+
+/* Makes root/NAME (folders along it) holding a few bytes. */
+static gchar *
+touch (const gchar *name)
+{
+  gchar *path = g_build_filename (root, name, NULL);
+  gchar *dir = g_path_get_dirname (path);
+
+  g_mkdir_with_parents (dir, 0755);
+  g_file_set_contents (path, "x", 1, NULL);
+  g_free (dir);
+  return path;
+}
+
+static gchar *
+folder (const gchar *name)
+{
+  gchar *path = g_build_filename (root, name, NULL);
+
+  g_mkdir_with_parents (path, 0755);
+  return path;
+}
+
+/* The plan of root/PATTERN into root/OUT; *message: its error's, or "". */
+static FilesPlan *
+plan (const gchar *pattern, const gchar *out, const gchar *format, gboolean overwrite, gchar **message)
+{
+  gchar     *p = g_build_filename (root, pattern, NULL), *o = g_build_filename (root, out, NULL);
+  GError    *error = NULL;
+  FilesPlan *result = files_plan_new (p, o, format, overwrite, &error);
+
+  *message = g_strdup (error ? error->message : "");
+  g_clear_error (&error);
+  g_free (p);
+  g_free (o);
+  return result;
+}
+
+/* A refused set: no plan, and the message names each of `names`. */
+static void
+check_refused (const gchar *what, const gchar *pattern, const gchar *out, const gchar *format,
+               gboolean overwrite, const gchar *const *names)
+{
+  gchar     *message;
+  FilesPlan *p = plan (pattern, out, format, overwrite, &message);
+  gboolean   named = TRUE;
+
+  for (gint i = 0; names[i]; i++)
+    named = named && strstr (message, names[i]) != NULL;
+  check (!p && named, what, message);
+  files_plan_free (p);
+  g_free (message);
+}
+
+static void
+test_clashes (void)
+{
+  const gchar *years[] = { "2021/IMG_0001.jpg", "2022/IMG_0001.jpg", NULL };
+  const gchar *scan[] = { "scan.png", "scan.tif", NULL };
+  const gchar *cased[] = { "a.png", "a.PNG", NULL };
+  gchar       *message;
+  FilesPlan   *p;
+
+  g_free (touch ("years/2021/IMG_0001.jpg"));
+  g_free (touch ("years/2022/IMG_0001.jpg"));
+  g_free (touch ("scans/scan.png"));
+  g_free (touch ("scans/scan.tif"));
+  g_free (touch ("cased/a.png"));
+  g_free (touch ("cased/a.PNG"));
+  g_free (folder ("out"));
+  check_refused ("two folders' IMG_0001.jpg refused, both named", "years/*/*.jpg", "out", "", FALSE, years);
+  check_refused ("the same refused with overwrite", "years/*/*.jpg", "out", "", TRUE, years);
+  check_refused ("scan.png and scan.tif with format png refused", "scans/*", "out", "png", FALSE, scan);
+  check_refused ("a.png and a.PNG refused (case-insensitive disks)", "cased/*", "out", "", FALSE, cased);
+  p = plan ("scans/*", "out", "", FALSE, &message);
+  check (p && p->n == 2, "scan.png and scan.tif kept as they are: no clash", message);
+  files_plan_free (p);
+  g_free (message);
+}
+
+static void
+test_inputs (void)
+{
+  gchar     *message;
+  FilesPlan *p;
+  gboolean   dot = FALSE, partial = FALSE;
+
+  g_free (touch ("mixed/.hidden.png"));
+  g_free (touch ("mixed/x.png"));
+  g_free (touch ("mixed/" FILES_TEMP_PREFIX "x.png"));
+  g_free (folder ("mixed/sub"));
+  g_free (folder ("mixed/sub2.png"));
+  p = plan ("mixed/*", "out", "", FALSE, &message);
+  for (guint i = 0; p && i < p->n; i++)
+    {
+      dot = dot || g_str_has_suffix (p->files[i].input, "/.hidden.png");
+      partial = partial || strstr (p->files[i].input, FILES_TEMP_PREFIX) != NULL;
+    }
+  check (p && dot, "a name beginning with a dot is an input", message);
+  check (p && !partial, "a temporary file is never an input", NULL);
+  check (p && p->n == 2, "two files: x.png and .hidden.png", NULL);
+  check (p && p->folders == 2, "the two folders matched counted (not . and ..)", NULL);
+  files_plan_free (p);
+  g_free (message);
+  p = plan ("mixed/sub*", "out", "", FALSE, &message);
+  check (!p && strstr (message, "2 folders"), "folders only: refused, the folders counted", message);
+  g_free (message);
+}
+
+static void
+test_same_folder (void)
+{
+  const gchar *in[] = { "pics", NULL };
+  const gchar *own[] = { "own/a.jpg", "own/a.png", NULL };
+  gchar       *link = g_build_filename (root, "links/y.png", NULL);
+  gchar       *target = touch ("pics/y.png"), *message;
+  FilesPlan   *p;
+
+  g_free (folder ("links"));
+  if (symlink (target, link) != 0)
+    perror ("symlink");
+  check_refused ("output folder = input folder refused", "pics/*.png", "pics", "", FALSE, in);
+  check_refused ("... spelled otherwise (pics/./)", "pics/*.png", "pics/.", "", FALSE, in);
+  check_refused ("... through a link to an input (blur-files.sh's shares)", "links/*", "pics", "", FALSE,
+                 in);
+  check_refused ("... with another format too", "pics/*.png", "../plan/pics", "jpg", FALSE, in);
+  g_free (touch ("own/a.jpg"));
+  g_free (touch ("own/a.png"));
+  check_refused ("... with overwrite, a.jpg and a.png into png: a.png would be replaced before it is read",
+                 "own/*", "own", "png", TRUE, own);
+  p = plan ("pics/*.png", "pics", "", TRUE, &message);
+  check (p && p->n == 1, "output folder = input folder with overwrite: allowed", message);
+  files_plan_free (p);
+  g_free (message);
+  g_free (link);
+  g_free (target);
+}
+
+/* The temporary name a plan of root/one/ (all) into root/out makes in a child
+ * process, which leaves that file behind and exits. */
+static gchar *
+temp_of_dead_writer (void)
+{
+  int    pipe_fds[2];
+  gchar  buffer[4096] = "";
+  pid_t  child;
+  gssize got;
+
+  if (pipe (pipe_fds) != 0)
+    return g_strdup ("");
+  if ((child = fork ()) == 0)
+    {
+      gchar     *message;
+      FilesPlan *p = plan ("one/*", "out", "", FALSE, &message);
+
+      if (p)
+        {
+          g_file_set_contents (p->files[0].temp, "half", 4, NULL);
+          if (write (pipe_fds[1], p->files[0].temp, strlen (p->files[0].temp)) < 0)
+            _exit (1);
+        }
+      _exit (0);
+    }
+  close (pipe_fds[1]);
+  got = read (pipe_fds[0], buffer, sizeof buffer - 1);
+  buffer[got > 0 ? got : 0] = '\0';
+  close (pipe_fds[0]);
+  waitpid (child, NULL, 0);
+  return g_strdup (buffer);
+}
+
+static void
+test_temporaries (void)
+{
+  gchar     *message, *dead, *pid = g_strdup_printf ("%d", (int) getpid ());
+  FilesPlan *p, *again;
+
+  g_free (touch ("one/f.png"));
+  g_free (touch ("one/g.png"));
+  dead = temp_of_dead_writer ();
+  p = plan ("one/*", "out", "", FALSE, &message);
+  check (p && p->n == 2 && strstr (p->files[0].temp, pid)
+         && g_str_has_suffix (p->files[0].temp, "f.png"),
+         "a temporary name holds its writer's pid and ends in the output's name",
+         p ? p->files[0].temp : message);
+  check (p && *dead && strcmp (dead, p->files[0].temp) != 0,
+         "another process's temporary name for the same output differs", dead);
+  check (p && *dead && !g_file_test (dead, G_FILE_TEST_EXISTS) && p->stale == 1,
+         "a dead writer's temporary file removed, and counted", dead);
+  if (p)
+    g_file_set_contents (p->files[0].temp, "half", 4, NULL);
+  g_free (message);
+  again = plan ("one/*", "out", "", FALSE, &message);
+  check (p && again && g_file_test (p->files[0].temp, G_FILE_TEST_EXISTS)
+         && strcmp (p->files[0].temp, again->files[0].temp) != 0,
+         "a live writer's temporary file kept; a second plan of one process names its own", message);
+  if (p)
+    g_unlink (p->files[0].temp);
+  files_plan_free (again);
+  files_plan_free (p);
+  g_free (message);
+  g_free (dead);
+  g_free (pid);
+}
+
+static void
+test_commit (void)
+{
+  gchar     *message, *expected, *out = g_build_filename (root, "out", NULL);
+  FilesPlan *p = plan ("one/f.png", "out", "", TRUE, &message);
+  GError    *error = NULL;
+  struct stat st;
+
+  if (!p)
+    {
+      check (FALSE, "a plan to commit", message);
+      g_free (message);
+      g_free (out);
+      return;
+    }
+  g_file_set_contents (p->files[0].temp, "blurred", 7, NULL);
+  g_file_set_contents (p->files[0].output, "old", 3, NULL);
+  g_chmod (p->files[0].output, 0604);
+  g_string_truncate (calls, 0);
+  check (files_plan_commit (&p->files[0], &error), "commit", error ? error->message : NULL);
+  expected = g_strdup_printf ("fsync %s;rename %s %s;fsync %s;", p->files[0].temp, p->files[0].temp,
+                              p->files[0].output, out);
+  check (strcmp (calls->str, expected) == 0,
+         "the output flushed, renamed, then its folder flushed", calls->str);
+  check (g_stat (p->files[0].output, &st) == 0 && (st.st_mode & 0777) == 0604,
+         "a replaced output's permissions kept", NULL);
+  g_clear_error (&error);
+  g_free (expected);
+  files_plan_free (p);
+  g_free (message);
+  g_free (out);
+}
+
+static void
+test_xcf (void)
+{
+  const gchar *xcf[] = { "a.xcf", "a.XCF", "a.xcf.gz", "a.Xcf.bz2", "a.xcf.xz", "a.xcfgz", "a.xcfbz2" };
+  const gchar *not_xcf[] = { "a.png", "xcf.png", "a.gz", "a.xcf.png", "a.tar.bz2" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (xcf); i++)
+    check (files_plan_is_xcf (xcf[i]), "XCF", xcf[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (not_xcf); i++)
+    check (!files_plan_is_xcf (not_xcf[i]), "not XCF", not_xcf[i]);
+}
+
+static void
+test_cost (void)
+{
+  const gint good[][2] = { { -1, -1 }, { 0, 0 }, { 9, 100 }, { 6, 85 } };
+  const gint bad[][2] = { { 10, -1 }, { -2, -1 }, { -1, 101 }, { -1, -2 } };
+  const struct { const gchar *path; FilesExportKind kind; } kinds[] = {
+    { "a.png", FILES_EXPORT_PNG }, { "/x.jpg/a.PNG", FILES_EXPORT_PNG }, { "a.JPG", FILES_EXPORT_JPEG },
+    { "a.jpeg", FILES_EXPORT_JPEG }, { "a.jpe", FILES_EXPORT_JPEG }, { "a.tif", FILES_EXPORT_OTHER },
+    { "/x.png/a", FILES_EXPORT_OTHER }, { "png", FILES_EXPORT_OTHER } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      GError *error = NULL;
+      gchar  *what = g_strdup_printf ("level %d, quality %d", good[i][0], good[i][1]);
+
+      check (files_plan_check_cost (good[i][0], good[i][1], &error), "export cost accepted", what);
+      g_clear_error (&error);
+      g_free (what);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      GError  *error = NULL;
+      gboolean ok = files_plan_check_cost (bad[i][0], bad[i][1], &error);
+
+      check (!ok && error && error->code == BLUR_CALLING_ERROR, "export cost refused",
+             error ? error->message : "no error");
+      g_clear_error (&error);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    check (files_plan_export_kind (kinds[i].path) == kinds[i].kind, "exporter of", kinds[i].path);
+}
+
+int
+main (void)
+{
+  gchar *base = g_dir_make_tmp ("test-files-plan-XXXXXX", NULL);
+
+  root = g_build_filename (base, "plan", NULL);
+  g_mkdir (root, 0755);
+  calls = g_string_new (NULL);
+  test_clashes ();
+  test_inputs ();
+  test_same_folder ();
+  test_temporaries ();
+  test_commit ();
+  test_xcf ();
+  test_cost ();
+  printf ("%d passed, %d failed\n", passed, failed);
+  if (!g_getenv ("KEEP"))
+    {
+      gchar *argv[] = { "rm", "-rf", base, NULL };
+      g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+    }
+  g_string_free (calls, TRUE);
+  g_free (root);
+  g_free (base);
+  return failed ? 1 : 0;
+}
