@@ -89,7 +89,7 @@ pinned_take (gblur_host_pool *pool, size_t size)
   return NULL;
 }
 
-/* Frees kept page-locked buffers, oldest slots first, until one of
+/* Frees kept page-locked buffers, from the first slot on, until one of
  * `capacity` more fits in a slot and in PINNED_KEEP_BYTES; FALSE when it
  * never would. */
 static int

@@ -59,7 +59,7 @@
 /* Freed page-locked host buffers kept for reuse (a live preview asks for two an update), and
  * their most bytes together: a 6000x4000 16-bit layer's input and output on the canvas. */
 #define PINNED_KEPT 4
-#define PINNED_KEEP_BYTES ((size_t) 512 << 20)
+#define PINNED_KEEP_BYTES ((size_t) 384 << 20)
 /* 8-bit RGBA stored as is goes to the tensor cores from this radius on. */
 #define MMA_RGBA_MIN_RADIUS 1
 

@@ -32,10 +32,12 @@
  * the view's last chunk, before GIMP shows the view), every later chunk at
  * the layer's left, right or top edge (or BAND_WIDE of its width) the band
  * from its first row down and from its left edge right, at least
- * BAND_ROWS tall: no halo at the layer's sides, a halo above and below
- * paid once per band, GIMP's next chunks found in it.  So does a request
- * for the whole layer (an export, the gegl tool): one run. */
+ * BAND_ROWS and BAND_REACH radii tall: no halo at the layer's sides, a
+ * halo above and below paid once per band, GIMP's next chunks found in
+ * it.  So does a request for the whole layer (an export, the gegl tool):
+ * one run. */
 #define BAND_ROWS      512
+#define BAND_REACH     4
 #define BAND_WIDE      0.66
 /* A band reaches BAND_COLS right of the chunk at most (or the chunk's own
  * width): the rest of the layer left of the view must not blur the view's
@@ -54,11 +56,14 @@
  * down: a thin row of the view would pay its halo's rows several times
  * over (a large blur), and GIMP's next rows are in the thicker one. */
 #define THICK_REACH    2
-/* A band chunk gets the whole layer instead when a band's halo would make
- * it cost REST_GAIN times its own pixels or more (a large blur): the rest
- * of the layer in bands would then cost more than one run over all of it,
- * the view's part included. */
+/* A band chunk of a layer of at most REST_MAX pixels (a 32 MP photo)
+ * gets the whole layer instead when a band's halo would make it cost
+ * REST_GAIN times its own pixels or more (a large blur): the rest of the
+ * layer in bands would then cost more than one run over all of it, the
+ * view's part included.  Not a larger layer: one chunk must not cost
+ * many times what GIMP expects of it. */
 #define REST_GAIN      1.3
+#define REST_MAX       ((gint64) 32 << 20)
 
 static gint64
 area (const GeglRectangle *r)
@@ -90,9 +95,10 @@ cols_of (const GeglRectangle *roi, const GeglRectangle *box)
 
 /* The band from `roi`'s first row down and from its left edge right. */
 static GeglRectangle
-band_of (const GeglRectangle *roi, const GeglRectangle *box)
+band_of (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
 {
-  GeglRectangle region = { roi->x, roi->y, cols_of (roi, box), MAX (roi->height, BAND_ROWS) };
+  gint          rows = MAX (roi->height, MAX (BAND_ROWS, BAND_REACH * radius));
+  GeglRectangle region = { roi->x, roi->y, cols_of (roi, box), rows };
 
   gegl_rectangle_intersect (&region, &region, box);
   return region;
@@ -108,13 +114,15 @@ thick_of (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
   return region;
 }
 
-/* Whether a band's halo makes it cost REST_GAIN times its own pixels. */
+/* Whether `band`'s halo makes it cost REST_GAIN times its own pixels in a
+ * layer small enough for one run. */
 static gboolean
-bands_cost_more (const GeglRectangle *band, gint radius)
+bands_cost_more (const GeglRectangle *band, const GeglRectangle *box, gint radius)
 {
   gdouble rows = band->height, cols = band->width;
 
-  return (rows + 2 * radius) / rows * ((cols + 2 * radius) / cols) >= REST_GAIN;
+  return !gegl_rectangle_is_empty (band) && area (box) <= REST_MAX
+         && (rows + 2 * radius) / rows * ((cols + 2 * radius) / cols) >= REST_GAIN;
 }
 
 /* `roi`'s rows from its left edge right. */
@@ -184,9 +192,9 @@ operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box, gin
     return *roi;
   if (is_band_chunk (roi, box))
     {
-      GeglRectangle band = band_of (roi, box);
+      GeglRectangle band = band_of (roi, box, radius);
 
-      return bands_cost_more (&band, radius) ? *box : band;
+      return bands_cost_more (&band, box, radius) ? *box : band;
     }
   /* Rounded down to 16: at a mipmap level GEGL asks for 2 pixels more on
    * each side, which must not double the block. */

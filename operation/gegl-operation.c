@@ -157,7 +157,7 @@ get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
   if (gegl_rectangle_is_empty (&box) || gegl_rectangle_is_infinite_plane (&box))
     return *roi;
   if (!gegl_rectangle_equal (roi, &box) && format
-      && operation_run_fits ((gint64) box.width * box.height * babl_format_get_bytes_per_pixel (format),
+      && operation_run_fits ((gint64) box.width * box.height, babl_format_get_bytes_per_pixel (format),
                              radius, WHOLE_LAYER_MS))
     {
       mark_canvas (operation, o);

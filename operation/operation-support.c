@@ -35,15 +35,24 @@ static gblur_engine *engine, *part_engine, *cpu_engine;
 /* In GEGL's log domain, which GIMP shows in its error console. */
 #define operation_message(...) g_log ("GEGL", G_LOG_LEVEL_MESSAGE, "cuda:gaussian-blur: " __VA_ARGS__)
 
-/* The best output bytes a millisecond of the part engine's runs, per
- * bit length of the radius (the CPU's cost grows with it); 0: none yet.
- * Runs of less than RATE_MIN_BYTES do not count: their fixed costs rule. */
+/* The best output pixels a millisecond of the part engine's runs, per bit
+ * length of the radius (the CPU's cost grows with it) and of the bytes a
+ * pixel; 0: none yet.  Runs of less than RATE_MIN_BYTES do not count: their
+ * fixed costs rule.  A run RATE_DROP times slower than the best replaces it
+ * (the GPU failed and the CPU blurs, say).  Its own lock: the rates are
+ * read where a nested render may hold the engines' lock. */
 #define RATE_BUCKETS   14
+#define RATE_SIZES     5
 #define RATE_MIN_BYTES (1 << 20)
-static gdouble part_rate[RATE_BUCKETS];
+#define RATE_DROP      4
+G_LOCK_DEFINE_STATIC (rates);
+static gdouble part_rate[RATE_BUCKETS][RATE_SIZES];
+/* The part engine's backend once made, -1 before. */
+static gint part_backend = -1;
 /* Before any run, a GPU is expected to fit a layer of up to this many
- * bytes (a 6000x4000 16-bit one is 192 MB): a larger one waits for a rate. */
-#define GUESS_MAX_BYTES ((gint64) 256 << 20)
+ * bytes, whose input and output the engine then keeps (PINNED_KEEP_BYTES):
+ * a 6000x4000 16-bit one is 192 MB.  A larger one waits for a rate. */
+#define GUESS_MAX_BYTES ((gint64) 192 << 20)
 
 /* Shortest stripe a retry splits down to before it gives up. */
 #define RETRY_MIN_ROWS 16
@@ -99,52 +108,65 @@ engine_for (gboolean part, GError **error)
 
   if (!*slot)
     *slot = pixel_engine_new (part ? PIXEL_ENGINE_START_CUDA : PIXEL_ENGINE_DEFER_CUDA, error);
+  if (part && *slot)
+    g_atomic_int_set (&part_backend, gblur_engine_backend (*slot));
   return *slot;
 }
 
-static gint
-rate_bucket (gint radius)
+/* The rate table's slot for a radius and a pixel's bytes. */
+static gdouble *
+rate_of (gint radius, gint bytes_per_pixel)
 {
-  return MIN (g_bit_storage (MAX (radius, 0)), RATE_BUCKETS - 1);
+  gint r = MIN (g_bit_storage (MAX (radius, 0)), RATE_BUCKETS - 1);
+  gint b = MIN (g_bit_storage (MAX (bytes_per_pixel, 1)) - 1, RATE_SIZES - 1);
+
+  return &part_rate[r][b];
 }
 
-/* Notes a part run's rate: `bytes` of output in `ms`. */
+/* Notes a part run's rate: `roi` in `ms`. */
 static void
 note_rate (const GeglRectangle *roi, const Babl *format, const BlurShape *shape, gdouble ms)
 {
-  gint64  bytes = (gint64) roi->width * roi->height * babl_format_get_bytes_per_pixel (format);
-  gint    bucket = rate_bucket (gblur_radius (MAX (shape->sigma_x, shape->sigma_y)));
+  gint64   pixels = (gint64) roi->width * roi->height;
+  gint     bpp = babl_format_get_bytes_per_pixel (format);
+  gdouble *best = rate_of (gblur_radius (MAX (shape->sigma_x, shape->sigma_y)), bpp);
 
-  if (bytes >= RATE_MIN_BYTES && ms > 0)
-    part_rate[bucket] = MAX (part_rate[bucket], bytes / ms);
+  if (pixels * bpp < RATE_MIN_BYTES || ms <= 0)
+    return;
+  G_LOCK (rates);
+  *best = pixels / ms * RATE_DROP < *best ? pixels / ms : MAX (*best, pixels / ms);
+  G_UNLOCK (rates);
 }
 
 gboolean
-operation_run_fits (gint64 bytes, gint radius, gdouble budget_ms)
+operation_run_fits (gint64 pixels, gint bytes_per_pixel, gint radius, gdouble budget_ms)
 {
-  GError       *error = NULL;
-  gblur_engine *part;
-  gdouble       rate;
-  gboolean      fits;
+  GError  *error = NULL;
+  gdouble  rate;
+  gint     backend = g_atomic_int_get (&part_backend);
 
-  G_LOCK (engine);
-  part = engine_for (TRUE, &error);
-  rate = part_rate[rate_bucket (radius)];
-  if (!part)
-    fits = FALSE;
-  else if (rate > 0)
-    fits = bytes / rate <= budget_ms;
-  else
-    fits = gblur_engine_backend (part) == GBLUR_BACKEND_CUDA && bytes <= GUESS_MAX_BYTES;
-  G_UNLOCK (engine);
-  g_clear_error (&error);
-  return fits;
+  /* Made here only when no render holds the lock (a nested one would wait
+   * for itself); until then, regions. */
+  if (backend < 0 && G_TRYLOCK (engine))
+    {
+      engine_for (TRUE, &error);
+      G_UNLOCK (engine);
+      g_clear_error (&error);
+      backend = g_atomic_int_get (&part_backend);
+    }
+  G_LOCK (rates);
+  rate = *rate_of (radius, bytes_per_pixel);
+  G_UNLOCK (rates);
+  if (rate > 0)
+    return pixels / rate <= budget_ms;
+  return backend == GBLUR_BACKEND_CUDA && pixels * bytes_per_pixel <= GUESS_MAX_BYTES;
 }
 
 void
 operation_release_kept (void)
 {
-  G_LOCK (engine);
+  if (!G_TRYLOCK (engine))   /* a render runs: its buffers stay until the next close */
+    return;
   gblur_engine_release_kept (engine);
   gblur_engine_release_kept (part_engine);
   gblur_engine_release_kept (cpu_engine);

@@ -25,16 +25,18 @@ gboolean operation_blur          (GeglBuffer          *input,
                                   const GeglRectangle *result,
                                   gboolean             part);
 
-/* Whether one run of the engine for parts over `bytes` of output, with a
- * blur reaching `radius`, is expected within `budget_ms`: from the best
- * rate its runs of that reach have had (host side included); before any,
- * when it blurs on a GPU (where the host side, not the blur, costs) and
- * `bytes` is at most a large layer's. */
-gboolean operation_run_fits      (gint64               bytes,
+/* Whether one run of the engine for parts over `pixels` of output, of
+ * `bytes_per_pixel`, with a blur reaching `radius`, is expected within
+ * `budget_ms`: from the best rate its runs of that reach and size have had
+ * (host side included); before any, when it blurs on a GPU (where the host
+ * side, not the blur, costs) and the layer is at most a large one. */
+gboolean operation_run_fits      (gint64               pixels,
+                                  gint                 bytes_per_pixel,
                                   gint                 radius,
                                   gdouble              budget_ms);
 
-/* Frees the host buffers the engines keep between runs (a filter closed). */
+/* Frees the host buffers the engines keep between runs (a filter closed);
+ * nothing while a render runs. */
 void     operation_release_kept  (void);
 
 #endif

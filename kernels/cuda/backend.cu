@@ -555,6 +555,8 @@ add_tile_times (gblur_cuda *cuda, gblur_job *job, int s)
   for (int p = 0; p < 3; p++)
     if (cudaEventElapsedTime (&ms, marks[p], marks[p + 1]) == cudaSuccess)
       job->device_ms[p] += ms;
+    else
+      cudaGetLastError ();   /* a timing's failure must not fail the next launch */
 }
 
 /* Waits for what is queued, so nothing writes dst after we return. */

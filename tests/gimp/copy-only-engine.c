@@ -3,11 +3,13 @@
  * plug-in-cuda-gaussian-blur-copy-only, no menu entry.  Linked with the
  * product's front end and pixel path, it reads and writes every pixel as
  * the plug-in does, so its time is the floor of any plug-in
- * (tests/gimp/perf-in-gimp.sh); linked with the operation, the host side
- * of the canvas with an infinitely fast GPU (canvas-bench --profile). */
+ * (tests/gimp/perf-in-gimp.sh); linked with the operation, the canvas's
+ * host side with an engine that only copies (it says CPU, so the operation
+ * chooses by the rates it measures: canvas-bench --profile). */
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +48,7 @@ const char   *gblur_engine_last_error (const gblur_engine *e) { (void) e; return
 /* Freed buffers are kept for the next run, as the engine's own pool keeps
  * them: a fresh one's page faults are no part of the host side measured. */
 #define KEPT 4
+#define HEADER 64   /* the size, and the pool's alignment */
 static struct { void *p; size_t size; } kept[KEPT];
 
 void *
@@ -55,9 +58,9 @@ gblur_engine_alloc_host (gblur_engine *e, size_t size)
   for (int i = 0; i < KEPT; i++)
     if (kept[i].p && kept[i].size >= size && kept[i].size <= 2 * size)
       {
-        size_t *base = kept[i].p;
+        unsigned char *base = kept[i].p;
         kept[i].p = NULL;
-        return base + 1;
+        return base + HEADER;
       }
   for (int i = 0; i < KEPT; i++)   /* room for the new one's size later */
     if (kept[i].p)
@@ -66,11 +69,11 @@ gblur_engine_alloc_host (gblur_engine *e, size_t size)
         kept[i].p = NULL;
         break;
       }
-  size_t *base = malloc (size + sizeof (size_t));
+  size_t *base = size <= SIZE_MAX - HEADER ? malloc (size + HEADER) : NULL;
   if (!base)
     return NULL;
   *base = size;
-  return base + 1;
+  return (unsigned char *) base + HEADER;
 }
 
 void
@@ -82,11 +85,11 @@ gblur_engine_free_host (gblur_engine *e, void *ptr)
   for (int i = 0; i < KEPT; i++)
     if (!kept[i].p)
       {
-        kept[i].p = (size_t *) ptr - 1;
+        kept[i].p = (unsigned char *) ptr - HEADER;
         kept[i].size = *(size_t *) kept[i].p;
         return;
       }
-  free ((size_t *) ptr - 1);
+  free ((unsigned char *) ptr - HEADER);
 }
 
 void

@@ -66,9 +66,9 @@ view_chunks (void)
 /* The rest of the layer: GIMP's first chunk of it, at the top-left corner,
  * itself; later chunks at the left, right or top edge, or nearly as wide,
  * the band from their first row down and their left edge right (at most
- * 2048 columns or their own width), at least 512 rows tall, or the whole
- * layer when a band's halo would cost 1.3 times its pixels; the whole layer
- * (an export) itself. */
+ * 2048 columns or their own width), at least 512 rows and four radii
+ * tall, or the whole layer (up to 32 MP) when a band's halo would cost 1.3
+ * times its pixels; the whole layer (an export) itself. */
 static void
 rest_bands (void)
 {
@@ -81,6 +81,10 @@ rest_bands (void)
   GeglRectangle rl = operation_cached_region (&left, &box, 9);
   GeglRectangle rr = operation_cached_region (&right, &box, 9);
   GeglRectangle rh = operation_cached_region (&right, &box, 60);
+  GeglRectangle big = { 0, 0, 20000, 15000 }, big_right = { 17960, 1460, 2040, 300 };
+  GeglRectangle rb = operation_cached_region (&big_right, &big, 300);
+  GeglRectangle outside = { -5000, 100, 256, 128 };
+  GeglRectangle rn = operation_cached_region (&outside, &box, 9);
   GeglRectangle rw = operation_cached_region (&wide, &box, 9);
   GeglRectangle ro = operation_cached_region (&low, &box, 9);
   GeglRectangle rx = operation_cached_region (&box, &box, 9);
@@ -93,6 +97,9 @@ rest_bands (void)
   check (rr.x == right.x && rr.x + rr.width == 6000 && rr.y == right.y && rr.height == 512,
          "at the right edge, the band to the edge, 512 rows tall", &rr);
   check (gegl_rectangle_equal (&rh, &box), "with a large blur (radius 60), the whole layer", &rh);
+  check (rb.x == big_right.x && rb.x + rb.width == 20000 && rb.height == 1200,
+         "not in a layer of over 32 MP: the band, four radii tall", &rb);
+  check (gegl_rectangle_is_empty (&rn), "a request outside the layer gets nothing", &rn);
   check (rw.x == wide.x && rw.width == wide.width && rw.y == wide.y && rw.height == 512,
          "a chunk two thirds as wide as the layer gets a band of 512 rows", &rw);
   check (gegl_rectangle_contains (&box, &ro) && contains (&ro, &low) && ro.y + ro.height == 4000,
