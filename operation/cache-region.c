@@ -62,7 +62,7 @@
  * layer in bands would then cost more than one run over all of it, the
  * view's part included.  Not a larger layer: one chunk must not cost
  * many times what GIMP expects of it. */
-#define REST_GAIN      1.3
+#define REST_GAIN      1.6
 #define REST_MAX       ((gint64) 32 << 20)
 
 static gint64
