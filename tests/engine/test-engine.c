@@ -122,6 +122,7 @@ run_suite (void)
       test_fft_vs_direct ();
       test_fft_hard ();
       test_fft_bounded ();
+      test_fft_bounded_small ();
       test_kept_buffers ();
     }
   test_progress_and_cancel ();

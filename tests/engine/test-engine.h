@@ -65,6 +65,7 @@ void          test_fft_vs_direct (void);
 void          test_kept_buffers (void);
 void          test_fft_hard (void);
 void          test_fft_bounded (void);
+void          test_fft_bounded_small (void);
 
 /* test-engine-conversions.c: alpha and the sRGB encoder. */
 void test_opaque_alpha (void);
