@@ -3,6 +3,9 @@
  * reference and the direct loops; the large buffers kept between runs.  A
  * build without FFTW runs these cases on the direct loops: they pass there
  * too. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "gblur-internal.h"   /* gblur_kept, checked directly */
 #include "reference.h"

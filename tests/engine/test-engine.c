@@ -13,6 +13,9 @@
  * (-conversions), CUDA (-cuda), errors (-errors), the environment
  * (-environment); test-engine-cases.c compares one case with the
  * reference. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "pixel-env.h"
 #include "test-engine.h"
