@@ -1,8 +1,8 @@
 /* libFuzzer target for the engine's CPU backend, FFT path included
  * (fuzz-run.sh, beside it, builds it with FFTW as the product links it and
  * runs it).  The input decides the image (1..64 a side, or up to 8065
- * along one side, 16384 pixels at most; stride padding, sample type,
- * 1..4 channels), its tones (the input's bytes, or patterns that stress the
+ * along one side, 16384 pixels at most, fewer for large radii; stride
+ * padding, sample type, 1..4 channels), its tones (the input's bytes, or patterns that stress the
  * FFT path's 16-bit bound: near black beside bright, dark noise, steps
  * between two dark codes, two-valued lines, sparse bright pixels), sigma
  * (in range, or NaN, 0, negative, huge; or one per axis), the option bits,
@@ -181,6 +181,20 @@ fill_pixels (gblur_image *src, const input *in, unsigned tone, unsigned param)
       }
 }
 
+/* A side's radius, 0 for a sigma out of range. */
+static double
+radius_of (double sigma)
+{
+  return sigma > 0.0 && sigma <= GBLUR_SIGMA_MAX ? gblur_radius (sigma) : 0.0;
+}
+
+/* Both axes' radii (sigma 0: one per axis). */
+static double
+radius_sum (double sigma, double sigma_x, double sigma_y)
+{
+  return sigma == 0.0 ? radius_of (sigma_x) + radius_of (sigma_y) : 2.0 * radius_of (sigma);
+}
+
 static long valid_runs, bounded_runs;
 
 static void
@@ -230,6 +244,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       else
         w = 16384 / h > 0 ? 16384 / h : 1;
     }
+  /* and the direct loops' (under the sanitizers) as slow for large radii:
+   * w h c (rx + ry) kept under 4e7 taps */
+  for (double taps = radius_sum (sigma, sigma_x, sigma_y) + 1; (double) w * h * c * taps > 4e7;)
+    *(w >= h ? &w : &h) = (w >= h ? w : h) / 2;
   int          wx = 0, wy = 0, ww = w, wh = h, use_window = wb & 1;
 
   if (use_window)
