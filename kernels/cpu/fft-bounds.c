@@ -145,6 +145,34 @@ resum_under (const fft_run *run, const fft_axis *a, float *out, const float *in,
   return costly;
 }
 
+/* Outputs of a line (its input in column, contiguous) summed directly in
+ * double precision (float taps times float inputs are exact there): the
+ * interior tap by tap over all outputs at once (the loop vectorises), the
+ * outputs whose taps reach past an end one by one, clamped.  acc: a->len
+ * doubles of scratch. */
+static void
+direct_line (const fft_axis *a, float *out, const float *column, double *acc)
+{
+  const int r = a->radius, end = a->offset + a->outputs;
+  const int lo = a->offset > r ? a->offset : r, hi = end < a->len - r ? end : a->len - r;
+
+  for (int j = a->offset; j < end; j++)
+    if (j < lo || j >= hi)
+      out[j] = gblur_fft_direct_sum (a, column, 1, j);
+  if (lo >= hi)
+    return;
+  for (int j = lo; j < hi; j++)
+    acc[j] = (double) a->w[0] * column[j];
+  for (int k = 1; k <= r; k++)
+    {
+      const double w = a->w[k];
+      for (int j = lo; j < hi; j++)
+        acc[j] += w * ((double) column[j - k] + (double) column[j + k]);
+    }
+  for (int j = lo; j < hi; j++)
+    out[j] = (float) acc[j];
+}
+
 /* count lines (pitch floats apart; line k's input in[k + j step]) summed
  * directly, each through the worker's column (a line is its own output). */
 static void
@@ -155,11 +183,9 @@ direct_lines (const fft_run *run, const fft_axis *a, float *lines, size_t pitch,
 
   for (int k = 0; k < count; k++)
     {
-      float *out = lines + (size_t) k * pitch;
       for (int i = 0; i < a->len; i++)
         column[i] = in[k + (size_t) i * step];
-      for (int j = a->offset; j < a->offset + a->outputs; j++)
-        out[j] = gblur_fft_direct_sum (a, column, 1, j);
+      direct_line (a, lines + (size_t) k * pitch, column, run->work[worker]);  /* bounded runs are precise */
     }
 }
 
