@@ -70,7 +70,7 @@ step_sanitizers () {
   wait_for cpu-build
   needs _build-cpu/tests/engine/test-engine cpu-build &&
     check "valgrind memcheck (CPU backend)" bash tests/engine/valgrind-check.sh _build-cpu
-  check "fuzz the engine (60 s)" env BUILD=_build-fuzz bash tests/engine/fuzz-run.sh 60
+  check "fuzz the engine, its FFT path included (60 s)" env BUILD=_build-fuzz bash tests/engine/fuzz-run.sh 60
 }
 
 # The tarball builds and passes its own tests, with the newest machine code.

@@ -30,7 +30,7 @@ gimp3.2-installs    3.2     quickstart, the GIMP 3 release tarball in forky
 forky-default       3.2     forky's default configure (gcc 16, which nvcc refuses) builds, make check
 driver-messages     3.2     why a CUDA build blurs on the CPU, as users read it (no driver, too old)
 release-build       release the release tarballs, CUDA's oldest and newest machine code (sm_60, sm_90)
-sanitizers          release the engine under ASan and UBSan, under valgrind, and fuzzed for 60 s
+sanitizers          release the engine under ASan and UBSan, under valgrind, and fuzzed for 60 s (FFT path included)
 debian-build        builds  the Debian packages for GIMP 2.10 and 3.0, with Debian's CUDA 11.8 and 12.4
 cpu-build           builds  the engine and operation without CUDA and GIMP; make check, NEEDED, gegl tool
 distcheck           builds  make distcheck, CUDA's newest machine code (sm_120)

@@ -24,6 +24,17 @@
  * 0.01), it stays within the definition's 1 level. */
 #define LEVEL_BUDGET 0.3f
 
+/* A directly summed output's error, of itself: the double sum's rounding
+ * to float, and the float taps' (whose errors are relative, each tap's
+ * input being at least 0 in linear light). */
+#define DIRECT_ERROR 0x1p-23
+
+int
+gblur_fft_bounded_direct (const fft_axis *a)
+{
+  return a->radius > 0 && a->radius < BOUNDED_MIN_RADIUS;
+}
+
 double
 gblur_fft_single_error (int n)
 {
@@ -68,9 +79,10 @@ vertical_relative_error (const fft_run *run)
 void
 gblur_fft_bounds_plan (fft_run *run)
 {
-  run->err_y = gblur_fft_single_error (run->y.n);
-  run->err_x = gblur_fft_single_error (run->x.n);
-  run->rel_v = vertical_relative_error (run);
+  run->err_y = gblur_fft_bounded_direct (&run->y) ? DIRECT_ERROR : gblur_fft_single_error (run->y.n);
+  run->err_x = gblur_fft_bounded_direct (&run->x) ? DIRECT_ERROR : gblur_fft_single_error (run->x.n);
+  /* direct sums are within DIRECT_ERROR of each output itself */
+  run->rel_v = gblur_fft_bounded_direct (&run->y) ? DIRECT_ERROR : vertical_relative_error (run);
   /* a vertical output at least dark_v times its pair's largest input is
    * within rel_v of itself */
   run->dark_v = (float) (run->err_y + run->err_y / run->rel_v);
@@ -133,12 +145,61 @@ resum_under (const fft_run *run, const fft_axis *a, float *out, const float *in,
   return costly;
 }
 
+/* Outputs of a line (its input in column, contiguous) summed directly in
+ * double precision (float taps times float inputs are exact there): the
+ * interior tap by tap over all outputs at once (the loop vectorises), the
+ * outputs whose taps reach past an end one by one, clamped.  acc: a->len
+ * doubles of scratch. */
+static void
+direct_line (const fft_axis *a, float *out, const float *column, double *acc)
+{
+  const int r = a->radius, end = a->offset + a->outputs;
+  const int lo = a->offset > r ? a->offset : r, hi = end < a->len - r ? end : a->len - r;
+
+  for (int j = a->offset; j < end; j++)
+    if (j < lo || j >= hi)
+      out[j] = gblur_fft_direct_sum (a, column, 1, j);
+  if (lo >= hi)
+    return;
+  for (int j = lo; j < hi; j++)
+    acc[j] = (double) a->w[0] * column[j];
+  for (int k = 1; k <= r; k++)
+    {
+      const double w = a->w[k];
+      for (int j = lo; j < hi; j++)
+        acc[j] += w * ((double) column[j - k] + (double) column[j + k]);
+    }
+  for (int j = lo; j < hi; j++)
+    out[j] = (float) acc[j];
+}
+
+/* count lines (pitch floats apart; line k's input in[k + j step]) summed
+ * directly, each through the worker's column (a line is its own output). */
+static void
+direct_lines (const fft_run *run, const fft_axis *a, float *lines, size_t pitch, int count, const float *in,
+              size_t step, int worker)
+{
+  float *column = run->column[worker];
+
+  for (int k = 0; k < count; k++)
+    {
+      for (int i = 0; i < a->len; i++)
+        column[i] = in[k + (size_t) i * step];
+      direct_line (a, lines + (size_t) k * pitch, column, run->work[worker]);  /* bounded runs are precise */
+    }
+}
+
 /* ---- The vertical pass: every output within rel_v of itself, or err_y ---- */
 
 void
 gblur_fft_bounded_lines (const fft_run *run, const fft_axis *a, float *lines, size_t pitch, int count,
                          const float *in, size_t step, const float *largest, int worker)
 {
+  if (gblur_fft_bounded_direct (a))
+    {
+      direct_lines (run, a, lines, pitch, count, in, step, worker);
+      return;
+    }
   /* lines 2i and 2i + 1 go through one transform: in double precision
    * when either is mostly dark */
   for (int k = 0; k < count; k += 2)
@@ -249,6 +310,14 @@ gblur_fft_bounded_rows (const fft_run *run, float *lines, size_t pitch, const fl
   float     largest = 0.0f, decided;
   int       precise = 0;
 
+  /* each output then keeps the vertical pass's error (within the budget,
+   * by rel_v) and DIRECT_ERROR of itself */
+  if (gblur_fft_bounded_direct (&run->x))
+    {
+      for (int r = 0; r < count; r++)
+        direct_lines (run, &run->x, lines + (size_t) r * c * pitch, pitch, c, rows[r], (size_t) c, worker);
+      return;
+    }
   for (int r = 0; r < count; r++)
     {
       const float m = gblur_fft_largest_magnitude (rows[r], len * c);

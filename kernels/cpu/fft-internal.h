@@ -51,6 +51,12 @@
  * stay in double precision. */
 #define BOUNDED_MAX_LENGTH 65536
 
+/* Bounded runs sum an axis of a smaller radius directly (in double, each
+ * output within 2^-23 of itself): transforms of radius 1 broke the bound's
+ * constant (1.29 times it), of radii 2 to 11 came within 0.72 to 1.01 of
+ * it, from 12 on within 0.73 as at large radii (docs/blur.md). */
+#define BOUNDED_MIN_RADIUS 12
+
 /* ---- Plans (fft-plans.c) ---- */
 
 typedef struct fft_plans {
@@ -152,6 +158,8 @@ typedef struct {
 /* A single-precision convolution's error bound for length n, of the
  * largest input of its pair of lines. */
 double gblur_fft_single_error (int n);
+/* Whether a bounded run sums axis a directly, not by transforms. */
+int    gblur_fft_bounded_direct (const fft_axis *a);
 /* The run's thresholds, once its axes are planned. */
 void   gblur_fft_bounds_plan (fft_run *run);
 /* count lines (pitch floats apart; line k's input in[k + j step], largest[k]

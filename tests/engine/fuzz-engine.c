@@ -1,16 +1,30 @@
-/* libFuzzer target for the engine's CPU backend (fuzz-run.sh, beside it, builds
- * and runs it).  The input decides the image (1..64 x 1..64, stride padding,
- * sample type, 1..4 channels), sigma (in range, or NaN, 0, negative, huge),
- * the option bits, a window (sometimes outside the image), the engine's
- * memory limit and thread count, and the pixels.  Valid calls must match the
- * double-precision reference (reference.c) within 1 LSB / 1e-4 and
- * leave the row padding alone; invalid ones must fail with a fitting status
- * and a message and leave the destination untouched.  The source is never
- * written.  Any violation aborts, which libFuzzer reports as a crash.
+/* libFuzzer target for the engine's CPU backend, FFT path included
+ * (fuzz-run.sh, beside it, builds it with FFTW as the product links it and
+ * runs it).  The input decides the image (1..64 a side, or up to 8065
+ * along one side, 16384 pixels at most, fewer for large radii; stride
+ * padding, sample type, 1..4 channels), its tones (the input's bytes, or patterns that stress the
+ * FFT path's 16-bit bound: near black beside bright, dark noise, steps
+ * between two dark codes, two-valued lines, sparse bright pixels), sigma
+ * (in range, or NaN, 0, negative, huge; or one per axis), the option bits,
+ * a window (sometimes outside the image), the engine's memory limit, thread
+ * count and FFT mode (automatic, off, or forced for half the inputs), and
+ * the pixels.  Valid calls must match the double-precision reference
+ * (reference.c) within 1 level / 1e-4 and leave the row padding alone;
+ * invalid ones must fail with a fitting status and a message and leave the
+ * destination untouched.  The source is never written.  Any violation
+ * aborts, which libFuzzer reports as a crash.  At exit it prints how many
+ * valid runs it checked and how many of them were forced onto the FFT in
+ * 16-bit linear light without alpha divided (the bound's single precision).
  * One known limit of float32 is not checked: with premultiplied alpha, the
  * colour of a pixel whose blurred alpha is below 2^-96 of full scale (only
  * sigma < 0.125 with transparency all around gets there) -- the engine
- * counts alpha under 2^-100 as 0, the reference divides exactly. */
+ * counts alpha under 2^-100 as 0, the reference divides exactly.
+ *
+ * Header bytes, in order: width (bits 0-5: 1..64; bits 6-7: times 1, 8, 32
+ * or 128), height (the same), channels (bits 0-1; bits 2-4: tone pattern,
+ * bits 5-7: its parameter), sample type, source and destination padding,
+ * flags, window, engine (bits 0-1: memory limit, 2-3: threads, 4-5: FFT
+ * mode), sigma; then the window's bytes; the rest is pixels. */
 #include "gblur.h"
 #include "reference.h"
 
@@ -50,19 +64,23 @@ fail (const char *what, const char *detail)
   abort ();
 }
 
-/* Engines by (memory limit, threads), made once: their thread pools are too
- * costly to start per input. */
+/* The FFT modes of engine byte bits 4-5: forced for half the inputs. */
+static const gblur_fft_mode fft_modes[4] = { GBLUR_FFT_AUTO, GBLUR_FFT_OFF, GBLUR_FFT_ALWAYS, GBLUR_FFT_ALWAYS };
+
+/* Engines by (memory limit, threads, FFT mode), made once: their thread
+ * pools are too costly to start per input. */
 static gblur_engine *
-engine_for (unsigned limit_index, unsigned threads)
+engine_for (unsigned eb)
 {
   static const size_t limits[] = { 0, 256 << 10, 24 << 10, 4 << 10 };
-  static gblur_engine *engines[4][3];
-  gblur_engine       **e = &engines[limit_index % 4][threads % 3];
+  static gblur_engine *engines[4][3][4];
+  const unsigned       threads = ((eb >> 2) & 3) % 3, fft = (eb >> 4) & 3;
+  gblur_engine       **e = &engines[eb & 3][threads][fft];
 
   if (!*e)
     {
-      gblur_config config = { .backend = GBLUR_BACKEND_CPU, .memory_limit = limits[limit_index % 4],
-                              .threads = 1 + (int) (threads % 3), .no_fallback = 1 };
+      gblur_config config = { .backend = GBLUR_BACKEND_CPU, .memory_limit = limits[eb & 3],
+                              .threads = 1 + (int) threads, .no_fallback = 1, .cpu_fft = fft_modes[fft] };
       char         msg[200];
       *e = gblur_engine_new (&config, NULL, msg, sizeof msg);
       if (!*e)
@@ -82,7 +100,7 @@ decode_sigma (input *in)
     case 0: return NAN;
     case 1: return 0.0;
     case 2: return -(double) v / 100.0;
-    case 3: return GBLUR_SIGMA_MAX + 1e-9 + v;               /* > 500 */
+    case 3: return GBLUR_SIGMA_MAX + 1e-9 + v;               /* past the largest */
     case 4: return mode & 0x80 ? INFINITY : -INFINITY;
     case 5: return GBLUR_SIGMA_MIN * (1.0 - 1e-9);           /* just below */
     case 6: return mode & 0x80 ? GBLUR_SIGMA_MAX : GBLUR_SIGMA_MIN;  /* the ends */
@@ -94,19 +112,117 @@ decode_sigma (input *in)
         memcpy (&d, &bits, sizeof d);
         return d;
       }
-    default:  /* valid, log-uniform over [0.1, 500]: small ones most often */
+    default:  /* valid, log-uniform over [0.1, 1500]: small ones most often */
       return GBLUR_SIGMA_MIN * pow (GBLUR_SIGMA_MAX / GBLUR_SIGMA_MIN, v / 65535.0);
     }
 }
 
+/* A side from its byte: 1..64, times 1, 8, 32 or 128 by bits 6-7. */
+static int
+decode_side (unsigned b)
+{
+  static const int scale[] = { 1, 8, 32, 128 };
+
+  return 1 + (int) (b % 64) * scale[b >> 6 & 3];
+}
+
+/* The 16-bit code of sample k (at x, y of a w x h image) by tone pattern
+ * `tone` with parameter `param`; b and b2: the input's bytes for it. */
+static unsigned
+tone_code (unsigned tone, unsigned param, unsigned b, unsigned b2, int x, int y, int w)
+{
+  const int block = 1 << param;
+
+  switch (tone)
+    {
+    case 3:  /* near black (codes 0..3) beside bright, in blocks of 1..128 */
+      return (x / block + y / block) % 2 ? 65535 - (b & 3) : b & 3;
+    case 4:  /* dark noise, codes 0..2 param + 1, a bright pixel now and then */
+      return b == 255 ? 65535 : b % (2 * param + 2);
+    case 5:  /* a step from dark code k to k + 1 (outputs cross a rounding
+              * threshold), bright rows every 2^param */
+      return y % (2 * block) == block ? 65535 : 1 + param * 3 + (2 * x >= w);
+    case 6:  /* two-valued lines, 0 and full scale */
+      return (b >> (x % 8) & 1) ? 65535 : 0;
+    case 7:  /* sparse bright pixels on codes 0 and 1 */
+      return b < 2 + param ? 65535 : b2 & 1;
+    default: /* the input's bytes */
+      return b * 257 + b2;
+    }
+}
+
+/* The source's pixels: the rest of the input (repeated), by tone pattern. */
+static void
+fill_pixels (gblur_image *src, const input *in, unsigned tone, unsigned param)
+{
+  const int    w = src->width, c = src->channels;
+  const size_t ss = gblur_sample_size (src->sample);
+
+  for (int y = 0; y < src->height; y++)
+    for (size_t i = 0; i < (size_t) w * c; i++)
+      {
+        size_t         k = (size_t) y * w * c + i;
+        unsigned       b = in->n ? in->p[k % in->n] : (unsigned) (k * 37 % 256);
+        unsigned       b2 = in->n > 1 ? in->p[(k + 1) % in->n] : 0;
+        unsigned       code = tone_code (tone, param, b, b2, (int) (i / c), y, w);
+        unsigned char *p = (unsigned char *) src->data + (size_t) y * src->stride + i * ss;
+        if (src->sample == GBLUR_U8)
+          *p = (unsigned char) (tone < 3 ? b : code >> 8);
+        else if (src->sample == GBLUR_U16)
+          {
+            uint16_t v = (uint16_t) code;
+            memcpy (p, &v, 2);
+          }
+        else
+          {
+            float v = tone < 3 ? b / 255.0f : code / 65535.0f;
+            memcpy (p, &v, 4);
+          }
+      }
+}
+
+/* A side's radius, 0 for a sigma out of range. */
+static double
+radius_of (double sigma)
+{
+  return sigma > 0.0 && sigma <= GBLUR_SIGMA_MAX ? gblur_radius (sigma) : 0.0;
+}
+
+/* Both axes' radii (sigma 0: one per axis). */
+static double
+radius_sum (double sigma, double sigma_x, double sigma_y)
+{
+  return sigma == 0.0 ? radius_of (sigma_x) + radius_of (sigma_y) : 2.0 * radius_of (sigma);
+}
+
+static long valid_runs, bounded_runs;
+
+static void
+print_counts (void)
+{
+  fprintf (stderr, "fuzz-engine: %ld valid runs checked, %ld forced onto the FFT's 16-bit bound\n", valid_runs,
+           bounded_runs);
+}
+
+int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerInitialize (int *argc, char ***argv)
+{
+  (void) argc;
+  (void) argv;
+  atexit (print_counts);
+  return 0;
+}
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   input        in = { data, size };
-  const int    w = 1 + (int) (take (&in) % 64), h = 1 + (int) (take (&in) % 64);
-  const int    c = 1 + (int) (take (&in) % 4);
+  const unsigned wb0 = take (&in), hb0 = take (&in), cb = take (&in);
+  int          w = decode_side (wb0), h = decode_side (hb0);
+  const int    c = 1 + (int) (cb % 4);
   const unsigned sb = take (&in);
   const gblur_sample s = (gblur_sample) (sb % 3);
   const size_t src_pad = take (&in) % 16, dst_pad = take (&in) % 16;
@@ -118,8 +234,21 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   /* Sigma 0 asks for one per axis, each decoded the same way (0 included). */
   double       sigma_x = sigma == 0.0 ? decode_sigma (&in) : 0.0;
   double       sigma_y = sigma == 0.0 ? decode_sigma (&in) : 0.0;
-  int          wx = 0, wy = 0, ww = w, wh = h, use_window = wb & 1;
   const size_t ss = gblur_sample_size (s);
+
+  /* long lines, not large images: the reference's sums are slow */
+  if ((size_t) w * h > 16384)
+    {
+      if (w >= h)
+        h = 16384 / w > 0 ? 16384 / w : 1;
+      else
+        w = 16384 / h > 0 ? 16384 / h : 1;
+    }
+  /* and the direct loops' (under the sanitizers) as slow for large radii:
+   * w h c (rx + ry) kept under 4e7 taps */
+  for (double taps = radius_sum (sigma, sigma_x, sigma_y) + 1; (double) w * h * c * taps > 4e7;)
+    *(w >= h ? &w : &h) = (w >= h ? w : h) / 2;
+  int          wx = 0, wy = 0, ww = w, wh = h, use_window = wb & 1;
 
   if (use_window)
     {
@@ -145,25 +274,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   memset (dst.data, POISON, dst.stride * wh);
 
   /* Pixels: the rest of the input, repeated; float data in [0, 1]. */
-  for (int y = 0; y < h; y++)
-    for (size_t i = 0; i < (size_t) w * c; i++)
-      {
-        size_t         k = (size_t) y * w * c + i;
-        unsigned       b = in.n ? in.p[k % in.n] : (unsigned) (k * 37 % 256);
-        unsigned char *p = (unsigned char *) src.data + (size_t) y * src.stride + i * ss;
-        if (s == GBLUR_U8)
-          *p = (unsigned char) b;
-        else if (s == GBLUR_U16)
-          {
-            uint16_t v = (uint16_t) (b * 257 + (in.n > 1 ? in.p[(k + 1) % in.n] : 0)) ;
-            memcpy (p, &v, 2);
-          }
-        else
-          {
-            float v = b / 255.0f;
-            memcpy (p, &v, 4);
-          }
-      }
+  fill_pixels (&src, &in, cb >> 2 & 7, cb >> 5);
 
   /* What the engine must say, decided here from the definition. */
   int bad_sigma = sigma == 0.0
@@ -181,7 +292,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   memcpy (src_copy, src.data, src.stride * h);
   memcpy (dst_copy, dst.data, dst.stride * wh);
 
-  gblur_engine *engine = engine_for (eb & 3, eb >> 2);
+  gblur_engine *engine = engine_for (eb);
   gblur_params  params = { .sigma = sigma, .flags = flags, .sigma_x = sigma_x, .sigma_y = sigma_y };
   gblur_result  result;
   gblur_status  st = use_window ? gblur_engine_run_window (engine, &src, wx, wy, &dst, &params, &result)
@@ -217,6 +328,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     {
       if (st != GBLUR_OK || result.rows_valid != wh)
         fail ("a valid call failed", detail);
+      valid_runs++;
+      bounded_runs += (eb & 3) == 0 && fft_modes[eb >> 4 & 3] == GBLUR_FFT_ALWAYS && s == GBLUR_U16
+                      && (flags & GBLUR_LINEAR_LIGHT) && !((flags & GBLUR_PREMULTIPLY_ALPHA) && c > 1);
       double      *ref = malloc ((size_t) w * h * c * sizeof *ref);
       const double tol = s == GBLUR_F32 ? 1e-4 : 1.0;
       const size_t row_bytes = (size_t) ww * c * ss;

@@ -1,5 +1,8 @@
 /* A sigma per axis (gblur_params.sigma 0): the pairs the suite's files
  * share, the matrix with them, and the longest sums on one axis. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "reference.h"
 #include "test-engine.h"

@@ -1,6 +1,9 @@
 /* One case of the engine suite against the double-precision reference
  * (reference.c): engines on the suite's backend, a blur compared with the
  * reference, its padding checked and its output hashed (--hash). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "reference.h"
 #include "test-engine.h"

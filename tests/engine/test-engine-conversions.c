@@ -1,5 +1,8 @@
 /* Conversions: premultiplied alpha on opaque images and in a window's
  * halo, and the CPU's linear light -> sRGB 8-bit encoder. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "gblur-internal.h"   /* the sRGB encoder's tables, checked directly */
 #include "test-engine.h"

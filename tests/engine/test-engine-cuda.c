@@ -1,6 +1,9 @@
 /* CUDA: an engine that starts CUDA only for a long run (on any machine),
  * and with a GPU (built with HAVE_CUDA): device-resident images, agreement
  * with the CPU backend, each kernel family's paths. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "reference.h"
 #include "test-engine.h"

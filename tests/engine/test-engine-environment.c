@@ -1,4 +1,7 @@
 /* The environment as the front ends read it (pixels/pixel-env.c). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "pixel-env.h"
 #include "test-engine.h"

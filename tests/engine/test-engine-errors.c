@@ -1,5 +1,8 @@
 /* Errors and API misuse: each bad input gives its status and a message
  * and leaves the destination untouched. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "test-engine.h"
 #include "test-util.h"

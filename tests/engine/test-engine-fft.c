@@ -3,6 +3,9 @@
  * reference and the direct loops; the large buffers kept between runs.  A
  * build without FFTW runs these cases on the direct loops: they pass there
  * too. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "gblur-internal.h"   /* gblur_kept, checked directly */
 #include "reference.h"
@@ -431,5 +434,48 @@ test_fft_bounded (void)
       check_against_reference (engine, &src, &params, "fft bound, long lines");
       free (src.data);
     }
+  gblur_engine_free (engine);
+}
+
+/* The bound's thinnest places, in single precision: a small radius on one
+ * axis (radii under BOUNDED_MIN_RADIUS are summed directly: their
+ * transforms broke the bound's constant, sigma <= 1 most) beside a large
+ * one, and rows whose transforms are 65536 long (the longest bounded), all
+ * without alpha divided, so that the bound applies (fft-cost.c). */
+void
+test_fft_bounded_small (void)
+{
+  static const double pairs[][2] = { { 40, 0.3 }, { 0.5, 40 }, { 60, 1 }, { 1, 0.7 }, { 3.6, 30 }, { 30, 4 } };
+  static const struct { int c; unsigned flags; } f[] = {
+    { 3, GBLUR_LINEAR_LIGHT }, { 1, GBLUR_LINEAR_LIGHT }, { 4, GBLUR_LINEAR_LIGHT },
+  };
+  gblur_engine *engine = new_fft_engine ("always", 0, 0);
+
+  for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++)
+    for (size_t fi = 0; fi < sizeof f / sizeof f[0]; fi++)
+      {
+        gblur_params params = { .sigma_x = pairs[pi][0], .sigma_y = pairs[pi][1], .flags = f[fi].flags };
+        gblur_image  src = make_bound_image (quick ? 300 : 500, quick ? 200 : 300, f[fi].c, 0, pi % 2 ? 4 : 60);
+
+        check_bound_margin (engine, &src, &params);
+        free (src.data);
+        src = make_margin_image (quick ? 900 : 1800, 160, f[fi].c, 40);
+        check_bound_margin (engine, &src, &params);
+        free (src.data);
+      }
+  /* rows transformed 65536 long in single precision (sigma_y <= 1: summed
+   * directly), and one sample longer (double precision) */
+  for (int w = 65536 - gblur_radius (200); w <= 65537 - gblur_radius (200); w++)
+    for (int c = 1; c <= 3; c += 2)
+      {
+        gblur_params params = { .sigma_x = 200, .sigma_y = c == 1 ? 0.4 : 1, .flags = GBLUR_LINEAR_LIGHT };
+        gblur_image  src = make_margin_image (w, 3, c, 700);
+
+        check_bound_margin (engine, &src, &params);
+        free (src.data);
+        src = make_bound_image (w, 3, c, 0, 30);
+        check_bound_margin (engine, &src, &params);
+        free (src.data);
+      }
   gblur_engine_free (engine);
 }

@@ -1,6 +1,9 @@
 /* Formats and sizes: the matrix of size classes, sample types, channel
  * counts, options and sigmas, and the sizes and radii around the CUDA
  * kernels' blocks (8-bit RGBA, 8-bit gray). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "test-engine.h"
 #include "test-util.h"

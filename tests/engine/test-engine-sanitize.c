@@ -11,6 +11,9 @@
  * has the CUDA faults and their CPU fallback).  On the CPU backend the
  * same cases run on the CPU (no device-resident runs), with the FFT path's
  * and the conversions' tests: tests/engine/valgrind-check.sh runs that. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "test-engine.h"
 #include "test-util.h"

@@ -1,6 +1,9 @@
 /* Windows and tiles: a window blurred on its own equals that window of
  * the whole image; small memory limits and thread counts (stripes, column
  * blocks); progress reports and a cancelled run. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "reference.h"
 #include "test-engine.h"

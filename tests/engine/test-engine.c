@@ -13,6 +13,9 @@
  * (-conversions), CUDA (-cuda), errors (-errors), the environment
  * (-environment); test-engine-cases.c compares one case with the
  * reference. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "gblur.h"
 #include "pixel-env.h"
 #include "test-engine.h"
@@ -122,6 +125,7 @@ run_suite (void)
       test_fft_vs_direct ();
       test_fft_hard ();
       test_fft_bounded ();
+      test_fft_bounded_small ();
       test_kept_buffers ();
     }
   test_progress_and_cancel ();

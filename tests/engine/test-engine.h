@@ -4,6 +4,12 @@
 #ifndef TEST_ENGINE_H
 #define TEST_ENGINE_H
 
+/* The CUDA parts hang on HAVE_CUDA, which a configured build defines in
+ * config.h: without it first, `make check` would skip them unsaid. */
+#if defined HAVE_CONFIG_H && !defined PACKAGE
+#error "include config.h before test-engine.h"
+#endif
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -65,6 +71,7 @@ void          test_fft_vs_direct (void);
 void          test_kept_buffers (void);
 void          test_fft_hard (void);
 void          test_fft_bounded (void);
+void          test_fft_bounded_small (void);
 
 /* test-engine-conversions.c: alpha and the sRGB encoder. */
 void test_opaque_alpha (void);

@@ -11,8 +11,13 @@
 #      test-faults --sanitize: each CUDA fault and its CPU fallback; small
 #      images) under compute-sanitizer memcheck (with leak check),
 #      racecheck, initcheck and synccheck, each tool's time and summary,
-#   4. the preview benchmark and the benchmark (all backends, the fixed matrix),
-#   5. with GIMP210_BUNDLE set (a relocatable GIMP 2.10, ../shared/tools/
+#   4. the differential fuzzer (tests/engine/fuzz-cuda.c: the CUDA backend
+#      against the CPU backend on random sizes, strides, windows, formats,
+#      flags, per-axis sigmas, memory limits and kernel families, each
+#      within 1 level of the reference) for --fuzz-seconds N (default 120;
+#      0: not run),
+#   5. the preview benchmark and the benchmark (all backends, the fixed matrix),
+#   6. with GIMP210_BUNDLE set (a relocatable GIMP 2.10, ../shared/tools/
 #      gimp-gpu/make-gimp210-bundle.sh) and GIMP210_BIN (the plug-in and its
 #      copy-only twin built for it: --with-gimp=2 --with-cuda-arch=90,
 #      stripped; GIMP's own file-tiff, for the suite's float images, with
@@ -22,7 +27,7 @@
 #      batch suite inside that GIMP with the CUDA backend forced, then its
 #      speed against GIMP's own blur with the automatic and the CPU backend
 #      (tests/gpu/perf-on-gpu.sh),
-#   6. with GIMP3_BUNDLE set (a relocatable GIMP 3.0, make-gimp3-bundle.sh,
+#   7. with GIMP3_BUNDLE set (a relocatable GIMP 3.0, make-gimp3-bundle.sh,
 #      with GIMP's own file-tiff packed: -P) and GIMP3_BIN (cuda-gaussian-blur,
 #      cuda-gaussian-blur.so, the twins of perf-on-gpu.sh, built in the
 #      bundle's chroot with --with-gimp=3 --with-cuda-arch=90 and stripped;
@@ -34,12 +39,13 @@
 # $LOGDIR (default the same).  Exit status: non-zero if the build, or any
 # suite or sanitizer run failed.
 #   tests/gpu/gpu-check.sh [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]
-#                      [--sanitizer-only]
+#                      [--sanitizer-only] [--fuzz-seconds N] [--fuzz-only]
 # (--no-suites: not steps 1 and 2; with --no-sanitizer --no-bench as well,
 # only the GIMP steps run; --sanitizer-only: builds only the engine and its
 # two test programs and runs step 3 alone: about 2 minutes on the H200,
-# docs/performance.md.  SANITIZER_TIMEOUT=seconds stops each sanitizer run
-# after that long, as a failure.)
+# docs/performance.md; --fuzz-only: builds only the engine and the fuzzer
+# and runs step 4 alone, FUZZ_SEED=S repeating a run.  SANITIZER_TIMEOUT=
+# seconds stops each sanitizer run after that long, as a failure.)
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build-gpu}
@@ -47,16 +53,22 @@ LOGDIR=${LOGDIR:-$BUILD}
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null 2>&1 || NVCC=/usr/local/cuda/bin/nvcc
 ARCH=${GPU_ARCH:-native}
-suites=1 bench=1 sanitize=1 huge=1 build_only=0 only_sanitizer=0
-usage="usage: $0 [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only] [--sanitizer-only]"
-for a in "$@"; do
+suites=1 bench=1 sanitize=1 huge=1 build_only=0 only_sanitizer=0 only_fuzz=0 fuzz_seconds=120
+usage="usage: $0 [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only] [--sanitizer-only]
+       [--fuzz-seconds N] [--fuzz-only]"
+while [ $# -gt 0 ]; do
+  a=$1; shift
   case $a in
+    --fuzz-seconds)
+      fuzz_seconds=${1:-}; shift
+      case $fuzz_seconds in ''|*[!0-9]*) echo "$usage" >&2; exit 2 ;; esac ;;
+    --fuzz-only) only_fuzz=1 suites=0 huge=0 bench=0 sanitize=0 ;;
     --no-suites) suites=0; huge=0 ;;
     --no-bench) bench=0 ;;
     --no-sanitizer) sanitize=0 ;;
     --no-huge) huge=0 ;;
     --build-only) build_only=1 ;;
-    --sanitizer-only) only_sanitizer=1 suites=0 huge=0 bench=0 sanitize=1 ;;
+    --sanitizer-only) only_sanitizer=1 suites=0 huge=0 bench=0 sanitize=1 fuzz_seconds=0 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
@@ -81,7 +93,8 @@ compiled () { # waits for every compile; exits if one failed
 SUITE_SOURCES=$(echo tests/engine/test-engine*.c)
 programs="$SUITE_SOURCES tests/engine/test-faults.c"
 [ $only_sanitizer = 1 ] || programs="$programs tests/engine/huge-image.c tests/benchmarks/bench.c \
-  tests/benchmarks/preview-bench.c"
+  tests/benchmarks/preview-bench.c tests/engine/fuzz-cuda.c"
+[ $only_fuzz = 1 ] && programs=tests/engine/fuzz-cuda.c
 SUITE_OBJS=
 for f in $SUITE_SOURCES; do SUITE_OBJS="$SUITE_OBJS $BUILD/$(basename "$f").o"; done
 # The engine: every unit of kernels/ but the no-CUDA stand-in, the FFT path
@@ -110,9 +123,14 @@ case $(uname -m) in
 esac
 compiled
 set -e
-$NVCC -arch=$ARCH -o "$BUILD/test-engine" $SUITE_OBJS $BUILD/test-util.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
-$NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
+if [ $only_fuzz = 0 ]; then
+  $NVCC -arch=$ARCH -o "$BUILD/test-engine" $SUITE_OBJS $BUILD/test-util.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
+  $NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
+fi
 if [ $only_sanitizer = 0 ]; then
+  $NVCC -arch=$ARCH -o "$BUILD/fuzz-cuda" $BUILD/fuzz-cuda.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
+fi
+if [ $only_sanitizer = 0 ] && [ $only_fuzz = 0 ]; then
   $NVCC -arch=$ARCH -o "$BUILD/huge-image" $BUILD/huge-image.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
   # The benchmark compares against NPP where the toolkit has it (not everywhere).
   if [ -f "$(dirname "$(command -v "$NVCC")")/../include/nppi_filtering_functions.h" ] \
@@ -177,6 +195,10 @@ $line"
     done
   done
   echo "== sanitizers:$summary"
+fi
+if [ "$fuzz_seconds" -gt 0 ]; then
+  run fuzz-cuda "$BUILD/fuzz-cuda" --seconds "$fuzz_seconds" ${FUZZ_SEED:+--seed "$FUZZ_SEED"}
+  grep '^FAIL' "$LOGDIR/fuzz-cuda.log" | head -n 10
 fi
 if [ $bench = 1 ]; then
   echo "== preview updates (the dialog's path, without GEGL)"
