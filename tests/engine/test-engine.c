@@ -19,6 +19,7 @@
 #include "gblur.h"
 #include "pixel-env.h"
 #include "test-engine.h"
+#include "test-begin.h"
 #include "test-util.h"
 
 #include <stdint.h>

@@ -18,6 +18,7 @@
 #include "pixel-env.h"
 #include "pixel-stall.h"
 #include "reference.h"
+#include "test-begin.h"
 #include "test-util.h"
 
 #include <math.h>

@@ -4,28 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 int      passed, failed;
 uint64_t rng_state = 1;
-
-int
-test_begin (const char *what, gblur_backend backend, PixelEnv *env)
-{
-  const char *seed_env = getenv ("GBLUR_TEST_SEED");
-  uint64_t    seed = seed_env ? strtoull (seed_env, NULL, 0) : (uint64_t) time (NULL);
-  char        env_error[300];
-
-  rng_state = seed ? seed : 1;
-  if (!pixel_env_read (env, env_error, sizeof env_error))
-    {
-      fprintf (stderr, "%s\n", env_error);
-      return 0;
-    }
-  printf ("%s, backend %s, seed %llu (GBLUR_TEST_SEED to repeat)\n", what,
-          backend == GBLUR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long) seed);
-  return 1;
-}
 
 void
 check (int ok, const char *fmt, ...)

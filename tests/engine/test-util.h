@@ -7,17 +7,11 @@
 #include <stdint.h>
 
 #include "gblur.h"
-#include "pixel-env.h"
 
 #define POISON 0xA5
 
 extern int      passed, failed;
 extern uint64_t rng_state;   /* seed it before use */
-
-/* A suite's start: seeds the random stream (GBLUR_TEST_SEED, else the
- * time), reads the environment into *env and prints "WHAT, backend B,
- * seed S"; 0 when the environment is malformed (said on stderr). */
-int      test_begin (const char *what, gblur_backend backend, PixelEnv *env);
 
 /* Counts a check; prints the message on failure. */
 void     check (int ok, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
