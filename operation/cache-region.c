@@ -120,9 +120,12 @@ static gboolean
 bands_cost_more (const GeglRectangle *band, const GeglRectangle *box, gint radius)
 {
   gdouble rows = band->height, cols = band->width;
+  /* No halo is read beyond the layer's edges. */
+  gint    sides_x = (band->x > box->x) + (band->x + band->width < box->x + box->width);
+  gint    sides_y = (band->y > box->y) + (band->y + band->height < box->y + box->height);
 
   return !gegl_rectangle_is_empty (band) && area (box) <= REST_MAX
-         && (rows + 2 * radius) / rows * ((cols + 2 * radius) / cols) >= REST_GAIN;
+         && (rows + sides_y * radius) / rows * ((cols + sides_x * radius) / cols) >= REST_GAIN;
 }
 
 /* `roi`'s rows from its left edge right. */
