@@ -20,6 +20,7 @@
 #endif
 #include "gblur.h"
 #include "reference.h"
+#include "../benchmarks/timing.h"
 #include "test-util.h"
 
 #include <math.h>
@@ -50,15 +51,6 @@ typedef struct {
 typedef struct {
   long cases, device, refused, windows, failed;
 } fuzz_counts;
-
-static double
-now (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 /* Uniform in [0, 1). */
 static double
@@ -311,7 +303,7 @@ run_case (uint64_t seed, long index, fuzz_counts *n)
 int
 main (int argc, char **argv)
 {
-  double      seconds = 60, start = now ();
+  double      seconds = 60, start = now_ms () / 1e3;
   uint64_t    seed = (uint64_t) time (NULL);
   long        only = -1;
   fuzz_counts n = { 0 };
@@ -331,11 +323,11 @@ main (int argc, char **argv)
         return 2;
       }
   printf ("under test: %s%s\n", gblur_engine_describe (engine_for (1, 0, 0)), cpu_fft ? ", FFT path forced" : "");
-  for (long i = only >= 0 ? only : 0; only >= 0 ? i == only : now () - start < seconds; i++)
+  for (long i = only >= 0 ? only : 0; only >= 0 ? i == only : now_ms () / 1e3 - start < seconds; i++)
     if (!run_case (seed, i, &n) && ++n.failed >= 10)
       break;
   printf ("fuzz-cuda: %ld cases in %.0f s (%ld windows, %ld in device memory, %ld refused under a small "
           "memory limit), %ld failed, seed %llu\n",
-          n.cases, now () - start, n.windows, n.device, n.refused, n.failed, (unsigned long long) seed);
+          n.cases, now_ms () / 1e3 - start, n.windows, n.device, n.refused, n.failed, (unsigned long long) seed);
   return n.failed ? 1 : 0;
 }
