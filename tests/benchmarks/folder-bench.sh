@@ -22,17 +22,7 @@ mkdir -p "$profile/plug-ins/cuda-gaussian-blur" "$work/in" "$work/one" "$work/ea
 gimprc_quiet "$profile"
 PY=${PYTHON:-/usr/bin/python3}
 
-# Photographs' stand-in: smooth gradients, blocks and a little noise.
-$PY - "$work/in" "$n" "$w" "$h" <<'PYEOF' || exit 1
-import sys, numpy as np, cv2
-out, n, w, h = sys.argv[1], *map(int, sys.argv[2:])
-rng = np.random.default_rng(49)
-yy, xx = np.mgrid[0:h, 0:w]
-for i in range(n):
-    base = np.stack([(xx * (c + 1) + yy * (i + 1)) % 256 for c in range(3)], -1).astype(np.float64)
-    img = base * 0.7 + 60 * (((xx // 97 + yy // 61 + i) % 2)[..., None]) + rng.normal(0, 6, (h, w, 3))
-    cv2.imwrite(f"{out}/img{i:03d}.png", np.clip(img, 0, 255).astype(np.uint8))
-PYEOF
+$PY "$here/make-photos.py" "$work/in" "$n" "$w" "$h" || exit 1   # photographs' stand-in
 
 if [ "$major" = 2 ]; then
   cp "$build/plugin/cuda-gaussian-blur" "$profile/plug-ins/cuda-gaussian-blur/" || exit 1
