@@ -33,13 +33,13 @@ base=""
 row () { # name, folder, wall seconds, CPU seconds (user + system, GIMP's processes included)
   size=$(du -sk "$2" | cut -f1)
   files=$(ls "$2" | wc -l)
-  fps=$(echo "$files / $3" | bc -l)
+  fps=$(calc "$files / $3")
   [ -n "$base" ] || base=$fps
   # Where the files procedure's time went, from its lines (load, blur, save ms).
   split=$(sed -n 's/.*(load \([0-9]*\) ms, blur \([0-9]*\) ms, save \([0-9]*\) ms)$/\1 \2 \3/p' "$2.log" |
     awk '{ l += $1; b += $2; s += $3 } END { if (NR) printf "%.2f / %.2f / %.2f s", l / NR / 1000, b / NR / 1000, s / NR / 1000; else printf "–" }')
   printf '| %s | %d × %d×%d | %.1f s | %.1f s | %.3f | %s | %.1f MB | %.1f× |\n' "$1" "$files" "$w" "$h" "$3" \
-    "$4" "$fps" "$split" "$(echo "$size / 1024" | bc -l)" "$(echo "$fps / $base" | bc -l)"
+    "$4" "$fps" "$split" "$(calc "$size / 1024")" "$(calc "$fps / $base")"
   [ "$files" = "$n" ] || echo "  ($1: $files of $n outputs)"
 }
 timed () { # name, folder, command...
@@ -48,9 +48,10 @@ timed () { # name, folder, command...
   times >"$work/times"; c0=$(cpu) t0=$(now)
   "$@" >"$out.log" 2>&1
   t1=$(now); times >"$work/times"; c1=$(cpu)
-  row "$name" "$out" "$(echo "$t1 - $t0" | bc -l)" "$(echo "$c1 - $c0" | bc -l)"
+  row "$name" "$out" "$(calc "$t1 - $t0")" "$(calc "$c1 - $c0")"
 }
 now () { date +%s.%N; }
+calc () { awk "BEGIN { print $1 }"; }   # bc is not everywhere (the GPU machine)
 # The children's user + system seconds so far: `times` in this shell (a
 # subshell's children start from 0), its second line.
 cpu () { tail -n 1 "$work/times" | sed 's/m/ /g; s/s//g' | awk '{ print $1 * 60 + $2 + $3 * 60 + $4 }'; }
