@@ -26,7 +26,7 @@ p=${GIMP2_DIRECTORY:-/nonexistent}/plug-ins
 exec /opt/gimp210/run-gimp.sh "$@"
 EOF
 chmod +x "$bin/gimp-console-2.10"
-export PATH=$bin:$PATH GBLUR_BACKEND=${GBLUR_BACKEND:-cuda} LANG=C.UTF-8
+export PYTHON=${PYTHON:-python3} PATH=$bin:$PATH GBLUR_BACKEND=${GBLUR_BACKEND:-cuda} LANG=C.UTF-8
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "cores $(nproc), memory $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 status=0
