@@ -13,6 +13,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,6 +344,13 @@ gblur_engine_run_window (gblur_engine *engine, const gblur_image *src, int src_x
   return status;
 }
 
+/* Whether a device image's samples all lie on their own alignment. */
+static int
+whole_samples (const gblur_image *image)
+{
+  return ((uintptr_t) image->data | image->stride) % gblur_sample_size (image->sample) == 0;
+}
+
 gblur_status
 gblur_engine_run_device (gblur_engine *engine, const gblur_image *src, gblur_image *dst,
                          const gblur_params *params)
@@ -368,6 +376,12 @@ gblur_engine_run_device (gblur_engine *engine, const gblur_image *src, gblur_ima
   if ((status = gblur_check_call (src, 0, 0, dst, params, engine->last_error,
                                   sizeof engine->last_error)) != GBLUR_OK)
     return status;
+  if (!whole_samples (src) || !whole_samples (dst))
+    {
+      set_error (engine, "a device image's address and row stride must be whole %zu-byte samples",
+                 gblur_sample_size (src->sample));
+      return GBLUR_E_INVALID;
+    }
   prepare_job (engine, src, 0, 0, dst, params, &job);
   return gblur_cuda_run_device (engine->cuda, &job, engine->last_error, sizeof engine->last_error);
 }

@@ -226,7 +226,9 @@ gblur_status  gblur_engine_run_window (gblur_engine       *engine,
  * for callers that keep their pixels on the GPU.  The engine first waits
  * for the work queued on the (legacy) default stream, a cudaMemcpy that
  * filled src included; work on the caller's own non-blocking streams, or on
- * per-thread default streams, must be finished.  dst is complete on return. */
+ * per-thread default streams, must be finished.  dst is complete on return.
+ * Each image's address and stride must be whole samples (the kernels read
+ * and write them as such); others are refused with GBLUR_E_INVALID. */
 gblur_status  gblur_engine_run_device (gblur_engine       *engine,
                                        const gblur_image  *src,
                                        gblur_image        *dst,

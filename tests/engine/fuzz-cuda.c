@@ -49,7 +49,7 @@ typedef struct {
 } fuzz_case;
 
 typedef struct {
-  long cases, device, refused, windows, failed;
+  long cases, device, refused, misaligned, windows, failed;
 } fuzz_counts;
 
 /* Uniform in [0, 1). */
@@ -227,9 +227,19 @@ window_error (const fuzz_case *k, const gblur_image *dst, const double *ref)
   return worst;
 }
 
+/* Whether case k's device images have rows of whole samples (gblur.h). */
+static int
+device_aligned (const fuzz_case *k)
+{
+  const size_t s = gblur_sample_size (k->s);
+
+  return k->src_pad % s == 0 && k->dst_pad % s == 0;
+}
+
 /* The run of case k on the CPU backend (tested: 0) or the one under test
  * (1), checked against ref: a message, or "" when it held (*refused: a
- * clean refusal under a small memory limit). */
+ * clean refusal under a small memory limit, 2: of misaligned device
+ * images, which must be refused). */
 static void
 check_run (int tested, const fuzz_case *k, const gblur_image *src, const double *ref, char *why, size_t why_size,
            int *refused)
@@ -249,7 +259,14 @@ check_run (int tested, const fuzz_case *k, const gblur_image *src, const double 
     st = gblur_engine_run_window (engine, src, k->wx, k->wy, &dst, &k->params, NULL);
   else
     st = gblur_engine_run (engine, src, &dst, &k->params, NULL);
-  if (st == GBLUR_E_NOMEM && tested && k->limit != 0)
+  if (tested && k->device && !device_aligned (k))
+    {
+      if (st == GBLUR_E_INVALID)
+        *refused = 2;
+      else
+        snprintf (why, why_size, "misaligned device images not refused: status %s", gblur_status_name (st));
+    }
+  else if (st == GBLUR_E_NOMEM && tested && k->limit != 0)
     *refused = 1;
   else if (st != GBLUR_OK)
     snprintf (why, why_size, "status %s: %s", gblur_status_name (st), gblur_engine_last_error (engine));
@@ -284,7 +301,8 @@ run_case (uint64_t seed, long index, fuzz_counts *n)
   written = memcmp (copy.data, src.data, src.stride * src.height) != 0;
   n->cases++;
   n->device += k.device;
-  n->refused += refused;
+  n->refused += refused == 1;
+  n->misaligned += refused == 2;
   n->windows += k.window;
   if (*tested_why || *cpu_why || written)
     printf ("FAIL case %ld (--seed %llu --case %ld): %dx%d c%d %s pads %zu/%zu flags %u sigma %g (x %g, y %g) "
@@ -326,8 +344,9 @@ main (int argc, char **argv)
   for (long i = only >= 0 ? only : 0; only >= 0 ? i == only : now_ms () / 1e3 - start < seconds; i++)
     if (!run_case (seed, i, &n) && ++n.failed >= 10)
       break;
-  printf ("fuzz-cuda: %ld cases in %.0f s (%ld windows, %ld in device memory, %ld refused under a small "
-          "memory limit), %ld failed, seed %llu\n",
-          n.cases, now_ms () / 1e3 - start, n.windows, n.device, n.refused, n.failed, (unsigned long long) seed);
+  printf ("fuzz-cuda: %ld cases in %.0f s (%ld windows, %ld in device memory of which %ld misaligned and "
+          "refused, %ld refused under a small memory limit), %ld failed, seed %llu\n",
+          n.cases, now_ms () / 1e3 - start, n.windows, n.device, n.misaligned, n.refused, n.failed,
+          (unsigned long long) seed);
   return n.failed ? 1 : 0;
 }

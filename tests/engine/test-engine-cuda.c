@@ -299,6 +299,36 @@ cuda_odd_address (gblur_engine *engine, gblur_engine *cpu)
     }
 }
 
+/* 16-bit and float images in device memory whose rows or address are not
+ * whole samples: refused, the engine (its CUDA context) still sound; then
+ * the same images with rows of whole samples at an 8-byte offset. */
+static void
+cuda_misaligned_samples (gblur_engine *engine)
+{
+  gblur_params params = { .sigma = 2.5 };
+
+  for (int f = 0; f < 2; f++)
+    {
+      gblur_sample s = f ? GBLUR_F32 : GBLUR_U16;
+      gblur_image  src = make_image (189, 12, 4, s, 31, 0);
+      gblur_image  out = make_poisoned_like (&src, 31);
+      gblur_status st = run_in_device_memory (engine, &src, 0, &params, &out);
+
+      check (st == GBLUR_E_INVALID, "%s rows of %zu bytes in device memory: status %s, not refused",
+             sample_name (s), src.stride, gblur_status_name (st));
+      free (src.data);
+      free (out.data);
+      src = make_image (189, 12, 4, s, 32, 0);
+      out = make_poisoned_like (&src, 32);
+      st = run_in_device_memory (engine, &src, 1, &params, &out);
+      check (st == GBLUR_E_INVALID, "%s at an odd device address: status %s, not refused",
+             sample_name (s), gblur_status_name (st));
+      free (src.data);
+      free (out.data);
+      device_case (engine, 189, 12, 4, s, 32, 8, 0, &params, "after a refusal");
+    }
+}
+
 /* Pinned host buffers from alloc_host, and one freed and handed out again. */
 static void
 cuda_pinned (gblur_engine *engine)
@@ -328,6 +358,7 @@ test_cuda_specific (gblur_engine *engine)
 
   cuda_vs_cpu (engine, cpu);
   cuda_odd_address (engine, cpu);
+  cuda_misaligned_samples (engine);
   /* 8-bit gray in device memory, rows 16-byte aligned (the one-pass
    * tensor-core kernel) and at an odd address and pitch (it declines):
    * against the reference, the padding untouched. */
