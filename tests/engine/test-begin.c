@@ -1,5 +1,7 @@
 /* The start the engine's suites share (test-begin.h). */
+#ifdef HAVE_CONFIG_H
 #include "config.h"
+#endif
 
 #include "test-begin.h"
 

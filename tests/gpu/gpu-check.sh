@@ -110,7 +110,7 @@ done
 # The environment as the front ends read it (GBLUR_CPU_ISA, GBLUR_FAULT, ...),
 # which the tests and benchmarks read too.
 ENV_OBJS="$BUILD/pixel-env.c.o $BUILD/pixel-stall.c.o"
-for f in tests/engine/reference.c tests/engine/test-util.c pixels/pixel-env.c pixels/pixel-stall.c $programs; do
+for f in tests/engine/reference.c tests/engine/test-util.c tests/engine/test-begin.c pixels/pixel-env.c pixels/pixel-stall.c $programs; do
   compile "$f" -Ipixels
 done
 # The CPU loops of each wider x86 instruction set, with that set's flags (as
@@ -124,8 +124,8 @@ esac
 compiled
 set -e
 if [ $only_fuzz = 0 ]; then
-  $NVCC -arch=$ARCH -o "$BUILD/test-engine" $SUITE_OBJS $BUILD/test-util.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
-  $NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
+  $NVCC -arch=$ARCH -o "$BUILD/test-engine" $SUITE_OBJS $BUILD/test-util.c.o $BUILD/test-begin.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
+  $NVCC -arch=$ARCH -o "$BUILD/test-faults" $BUILD/test-faults.c.o $BUILD/test-util.c.o $BUILD/test-begin.c.o $BUILD/reference.c.o $ENV_OBJS $ENGINE -lpthread -lm
 fi
 if [ $only_sanitizer = 0 ]; then
   $NVCC -arch=$ARCH -o "$BUILD/fuzz-cuda" $BUILD/fuzz-cuda.c.o $BUILD/test-util.c.o $BUILD/reference.c.o $ENGINE -lpthread -lm
