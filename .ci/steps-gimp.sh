@@ -70,7 +70,11 @@ gimp3_batch () { # VERSION
     "/build-gimp$1/plugin/cuda-gaussian-blur" "/build-gimp$1/operation/cuda-gaussian-blur.so"
 }
 step_gimp3_0_batch () { gimp3_batch 3.0; }
-step_gimp3_2_batch () { gimp3_batch 3.2; }
+# The lane with slack also soaks: 40 calls by name, 40 files (about 1 min).
+step_gimp3_2_batch () {
+  gimp3_batch 3.2
+  gimp_suite soak-test.sh 3.2 _ci/soak3.2.log /build-gimp3.2 40 40
+}
 
 # Merged, appended and saved in XCF, reopened; the procedure through it
 # and without it; single-precision FFTW hidden, as in the Flatpak GIMP.

@@ -123,6 +123,8 @@ def memory(name, path, done_total, bound, record):
     warm-up (the first quarter of the calls) against the warm-up's largest."""
     series = {}
     for line in open(path):
+        if len(line.split()) != 4:   # a process that ended while it was read
+            continue
         calls, pid, role, rss = line.split()
         series.setdefault((role, pid), []).append((int(calls), int(rss)))
     warmup = max(1, done_total // 4)
@@ -142,6 +144,7 @@ def memory(name, path, done_total, bound, record):
 
 
 def check(version, work, calls, files, bound):
+    """version: 2, 3.0 or 3.2 (as the figures say it)."""
     results = []
 
     def record(name, ok, detail=""):
@@ -188,6 +191,6 @@ if __name__ == "__main__":
         sys.exit(0)
     if len(sys.argv) == 7 and sys.argv[1] == "check":
         WORK = sys.argv[3]
-        sys.exit(check(sys.argv[2][0], WORK, int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])))
+        sys.exit(check(sys.argv[2], WORK, int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])))
     print(__doc__)
     sys.exit(2)
