@@ -13,8 +13,9 @@ step_gimp2_batch () {
 
 # The operation at GEGL's mipmap levels (std-dev scaled by 2^-level); on the
 # canvas as GIMP renders it (level 0 at every zoom, the view first, then
-# GIMP's chunks), every pixel within 1 level of a one-request render; in
-# GIMP 2.10's Tools ▸ GEGL Operation under Xvfb.
+# GIMP's chunks), every pixel within 1 level of a one-request render; a
+# short soak (240 random slider steps, memory flat); in GIMP 2.10's
+# Tools ▸ GEGL Operation under Xvfb.
 step_gimp2_operation () {
   needs _build/operation/cuda-gaussian-blur.so build || return 1
   echo "== the GEGL operation at mipmap levels"
@@ -31,6 +32,11 @@ step_gimp2_operation () {
       add_counts "$log"
     done
   done
+  echo "== the operation soaked: slider steps in one process, memory flat"
+  GBLUR_BACKEND=cpu GEGL_PATH=_build/operation:$(pkg-config --variable=pluginsdir gegl-0.4) \
+    _build/tests/operation/op-soak --steps 240 --seconds 120 >_ci/op-soak.log 2>&1
+  grep -E '^(op-soak: [0-9]+ steps \(|FAIL)|passed, ' _ci/op-soak.log
+  add_counts _ci/op-soak.log
   mkdir -p _ci/gui-artifacts
   gimp_suite tests/operation/gimp2-gegl-tool-test.sh 2 _ci/op-gimp2-tool.log _build _ci/gui-artifacts
 }
@@ -64,7 +70,11 @@ gimp3_batch () { # VERSION
     "/build-gimp$1/plugin/cuda-gaussian-blur" "/build-gimp$1/operation/cuda-gaussian-blur.so"
 }
 step_gimp3_0_batch () { gimp3_batch 3.0; }
-step_gimp3_2_batch () { gimp3_batch 3.2; }
+# The lane with slack also soaks: 40 calls by name, 40 files (about 1 min).
+step_gimp3_2_batch () {
+  gimp3_batch 3.2
+  gimp_suite soak-test.sh 3.2 _ci/soak3.2.log /build-gimp3.2 40 40
+}
 
 # Merged, appended and saved in XCF, reopened; the procedure through it
 # and without it; single-precision FFTW hidden, as in the Flatpak GIMP.

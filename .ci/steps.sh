@@ -22,7 +22,7 @@ gimp3.0-gui         3.0     the dialog, and the operation from its menu entry, u
 gimp3.0-robustness  3.0     faults, a 10000x10000 image, a killed plug-in in GIMP 3.0
 gimp3.0-installs    3.0     quickstart, make install-user, the Debian 13 package, the GIMP 3 tarball
 gimp3.2-chroot      3.2     the Debian forky chroot with GIMP 3.2
-gimp3.2-batch       3.2     the plug-in built in the chroot, batch mode, warm process; NEEDED
+gimp3.2-batch       3.2     the plug-in built in the chroot, batch mode, warm process, soaks; NEEDED
 gimp3.2-operation   3.2     the operation merged, appended, in XCF; single-precision FFTW hidden
 gimp3.2-gui         3.2     the dialog, and the operation from its menu entry, under Xvfb (en, ko, de)
 gimp3.2-robustness  3.2     faults, a 10000x10000 image, a killed plug-in in GIMP 3.2

@@ -1,0 +1,78 @@
+#!/bin/bash
+# Soak of the warm process and of the folder procedure (issue 54): CALLS
+# calls by name in one GIMP (each result saved and checked), then FILES
+# small pictures through plug-in-cuda-gaussian-blur-files in another; every
+# output within 1 level of the double-precision reference, nothing left
+# behind, and the resident memory of GIMP and of the plug-in's processes
+# (sampled here from /proc) flat after the first quarter of the calls.
+#   tests/gimp/soak-test.sh 2 BUILDDIR [CALLS [FILES [BOUND_MIB]]]
+#   tests/gimp/soak-test.sh 3.0|3.2 [DIR [CALLS [FILES [BOUND_MIB]]]]   in the chroot
+# Defaults: 1000 calls, 1000 files, bound 8 MiB.  Ends with two figures
+# lines (docs/testing.md) and "N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$here/common.sh"
+gimp_version "${1:?usage: soak-test.sh 2 BUILDDIR | 3.0|3.2 [DIR] [CALLS [FILES [BOUND_MIB]]]}"
+build=${2:--} calls=${3:-1000} files=${4:-1000} bound=${5:-8}
+work=$(mktemp -d /tmp/cgb-soak.XXXXXX)
+profile=$work/profile
+plugin=$profile/plug-ins/cuda-gaussian-blur/cuda-gaussian-blur
+mkdir -p "${plugin%/*}" "$work/data/gegl-0.4/plug-ins"
+if [ "$major" = 3 ]; then
+  gimp3_build "$work" "$build" /build-gimp$version &&
+    in_gimp3 "$work" "cp $plugin_dir/plugin/cuda-gaussian-blur $plugin &&
+      cp $plugin_dir/operation/cuda-gaussian-blur.so $work/data/gegl-0.4/plug-ins/" || exit 1
+else
+  cp "$build/plugin/cuda-gaussian-blur" "$plugin" || exit 1
+fi
+gimprc_quiet "$profile"
+/usr/bin/python3 "$here/soak_test.py" prepare "$version" "$work" "$calls" "$files" || exit 1
+
+# rss_of PID: VmRSS in KiB.
+rss_of () { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+# sample LOG PATTERN OUT: every 0.2 s while GIMP runs, the calls done (lines
+# of LOG matching PATTERN) and the RSS of GIMP and of each plug-in process
+# (the oldest: the warm process) into OUT.
+sample () {
+  local pids p n role parent
+  exec 2>/dev/null   # processes end while we read them
+  while sleep 0.2; do
+    n=$(grep -c -E "$2" "$1")
+    pids=$(for p in /proc/[0-9]*; do
+      [ "$(tr '\0' '\n' <"$p/cmdline" | head -n 1)" = "$plugin" ] && echo "${p#/proc/}"; done)
+    [ -n "$pids" ] || continue
+    role=warm-process
+    for p in $(ps -o pid= --sort=start_time -p "$(echo $pids | tr ' ' ,)"); do
+      echo "$n $p $role $(rss_of "$p")"; role=plug-in
+      parent=$(awk '{ print $4 }' "/proc/$p/stat")
+    done
+    [ -n "$parent" ] && echo "$n $parent gimp $(rss_of "$parent")"
+  done >"$3"
+}
+# run NAME PATTERN: GIMP runs WORK/NAME.scm, sampled; NAME.log, .rss, .seconds.
+run () {
+  local t0 sampler
+  t0=$(date +%s)
+  : >"$work/$1.log"
+  sample "$work/$1.log" "$2" "$work/$1.rss" &
+  sampler=$!
+  if [ "$major" = 3 ]; then
+    in_gimp3 "$work" "XDG_DATA_HOME=$work/data GBLUR_VERBOSE=1 GIMP3_DIRECTORY=$profile \
+      $(gimp_binary console) -i --batch-interpreter=plug-in-script-fu-eval --quit \
+      -b '(load \"$work/$1.scm\")'" >>"$work/$1.log" 2>&1
+  else
+    GIMP2_DIRECTORY=$profile GBLUR_VERBOSE=1 timeout -k 10 "$GIMP_RUN_LIMIT" \
+      ${GIMP2_CONSOLE:-gimp-console-2.10} -i -b "(load \"$work/$1.scm\")" -b '(gimp-quit 0)' \
+      >>"$work/$1.log" 2>&1
+  fi
+  kill $sampler; wait $sampler 2>/dev/null
+  echo $(($(date +%s) - t0)) >"$work/$1.seconds"
+}
+run warm "soak call [0-9]+ "
+# A file done: the warm process's call for it.
+run files "warm process"
+/usr/bin/python3 "$here/soak_test.py" check "$version" "$work" "$calls" "$files" "$bound"
+rc=$?
+[ $rc = 0 ] && rm -rf "$work" || echo "kept $work"
+exit $rc
