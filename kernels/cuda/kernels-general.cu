@@ -335,6 +335,19 @@ fused_load_taps (const float *w, int r, float *ws)
     }
 }
 
+/* Whether a LONG sum closes a partial sum after the group of inputs at i0
+ * (of nin): at each GBLUR_SUM_CHUNK, but never after the last group, which
+ * the final addition takes, since a sum of nin <= GBLUR_SUM_CHUNK inputs
+ * keeps everything in acc (both passes share this, or one loses its sum). */
+template <bool LONG>
+__host__ __device__ constexpr bool
+fused_chunk_ends (int i0, int nin)
+{
+  return LONG && i0 + F_GROUP < nin && (i0 + F_GROUP) % GBLUR_SUM_CHUNK == 0;
+}
+static_assert (!fused_chunk_ends<true> (GBLUR_SUM_CHUNK - F_GROUP, GBLUR_SUM_CHUNK),
+               "a sum of exactly one chunk has no partial sum");
+
 /* Items are (column of the strip, group of 8 rows); ws holds the y taps.
  * LONG: sums of more than GBLUR_SUM_CHUNK inputs are made of partial sums
  * (see fused_long_sums). */
@@ -362,7 +375,7 @@ fused_vertical (const cuda_tile &a, int rx, int ry, const float *ws, float *vs, 
                 load_pixel<T, C> (a, region_row (a, iy0 + i0 + q), cx, vin[q]);
               slide_accumulate<C> (ws, i0, vin, acc);
               /* a partial sum per GBLUR_SUM_CHUNK inputs, added into vs */
-              if (LONG && i0 + F_GROUP < nin && (i0 + F_GROUP) % GBLUR_SUM_CHUNK == 0)
+              if (fused_chunk_ends<LONG> (i0, nin))
                 {
 #pragma unroll
                   for (int j = 0; j < F_GROUP; j++)
@@ -426,7 +439,7 @@ fused_horizontal (int rx, const float *ws, const float *vs,
             vin[q][0] = row[i0 + q];
           slide_accumulate<1> (ws, i0, vin, acc);
           /* a partial sum per GBLUR_SUM_CHUNK inputs, added into res */
-          if (LONG && (i0 + F_GROUP) % GBLUR_SUM_CHUNK == 0)
+          if (fused_chunk_ends<LONG> (i0, nin))
 #pragma unroll
             for (int j = 0; j < F_GROUP; j++)
               {

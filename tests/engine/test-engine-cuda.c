@@ -329,6 +329,35 @@ cuda_misaligned_samples (gblur_engine *engine)
     }
 }
 
+/* A sigma per axis where one radius takes partial sums (256 and more) and
+ * the other's sum of inputs is one GBLUR_SUM_CHUNK (radius 25..28): the
+ * fused kernel lost that sum and wrote zeros (found by fuzz-cuda --seed
+ * 1796630238 --case 1286, whose window comes first); then radii 24..29 on
+ * each axis against a radius of 300 on the other. */
+static void
+cuda_one_chunk_sums (gblur_engine *engine)
+{
+  gblur_image  src = make_image (1193, 4, 4, GBLUR_U16, 0, 1);
+  gblur_image  dst = make_poisoned (26, 1, &src, 0);
+  gblur_params params = { .flags = GBLUR_PREMULTIPLY_ALPHA, .sigma_x = 9.13573, .sigma_y = 182.589 };
+  gblur_status st;
+  double       e = window_error (engine, &src, 1002, 0, &dst, &params, NULL, &st);
+
+  check (st == GBLUR_OK && e >= 0 && e <= tolerance (GBLUR_U16),
+         "window 26x1 at (1002,0) of 1193x4 c4 u16 sigma_x %g sigma_y %g premultiplied: status %s (%s), "
+         "max error %g", params.sigma_x, params.sigma_y, gblur_status_name (st),
+         gblur_engine_last_error (engine), e);
+  for (int r = 24; r <= 29; r++)
+    {
+      blur_case_xy (engine, 61, 9, 4, GBLUR_U16, (r - 0.5) / 3.0, 100, GBLUR_PREMULTIPLY_ALPHA, 0, 0, 1,
+                    "one-chunk sums across");
+      blur_case_xy (engine, 9, 61, 4, GBLUR_U16, 100, (r - 0.5) / 3.0, GBLUR_PREMULTIPLY_ALPHA, 0, 0, 1,
+                    "one-chunk sums down");
+    }
+  free (src.data);
+  free (dst.data);
+}
+
 /* Pinned host buffers from alloc_host, and one freed and handed out again. */
 static void
 cuda_pinned (gblur_engine *engine)
@@ -359,6 +388,7 @@ test_cuda_specific (gblur_engine *engine)
   cuda_vs_cpu (engine, cpu);
   cuda_odd_address (engine, cpu);
   cuda_misaligned_samples (engine);
+  cuda_one_chunk_sums (engine);
   /* 8-bit gray in device memory, rows 16-byte aligned (the one-pass
    * tensor-core kernel) and at an odd address and pitch (it declines):
    * against the reference, the padding untouched. */
