@@ -22,11 +22,8 @@ new=$(cd "${3:?NEW_DIR}" && pwd) || exit 1
 shift 3
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-[ -x /opt/gimp3/run-gimp.sh ] || tar -xJf "$bundle" -C /opt || exit 1
-# The bundle's own copy of the operation would shadow the one measured.
-rm -f /opt/gimp3/lib/gegl-0.4/cuda-gaussian-blur.so
-cp "$bench" /tmp/canvas-bench && /opt/gimp3/patch-plugin.sh /tmp/canvas-bench >/dev/null || exit 1
-export BABL_PATH=/opt/gimp3/lib/babl-0.1 GCONV_PATH=/opt/gimp3/lib/gconv
+. "$(dirname "$0")/gimp3-bundle.sh"
+gimp3_bundle "$bundle" "$bench" canvas-bench || exit 1
 G=/opt/gimp3/lib/gegl-0.4
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 failed=0

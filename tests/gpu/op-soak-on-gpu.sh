@@ -14,11 +14,8 @@ soak=${2:?SOAK}
 dir=$(cd "${3:?MODULE_DIR}" && pwd) || exit 1
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-[ -x /opt/gimp3/run-gimp.sh ] || tar -xJf "$bundle" -C /opt || exit 1
-# The bundle's own copy of the operation would shadow the one soaked.
-rm -f /opt/gimp3/lib/gegl-0.4/cuda-gaussian-blur.so
-cp "$soak" /tmp/op-soak && /opt/gimp3/patch-plugin.sh /tmp/op-soak >/dev/null || exit 1
-export BABL_PATH=/opt/gimp3/lib/babl-0.1 GCONV_PATH=/opt/gimp3/lib/gconv
+. "$(dirname "$0")/gimp3-bundle.sh"
+gimp3_bundle "$bundle" "$soak" op-soak || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 GBLUR_BACKEND=cuda GEGL_PATH=$dir:/opt/gimp3/lib/gegl-0.4 /tmp/op-soak --steps "${4:-2000}" \
   --seconds "${5:-480}" >"$OUT/op-soak.log" 2>&1

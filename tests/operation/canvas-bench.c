@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "canvas-check.h"
 #include "canvas-chunks.h"
 
 #define MAX_LIST 8
@@ -257,37 +258,19 @@ render_step (GeglNode *node, GeglBuffer *canvas, const GeglRectangle *view, doub
 }
 
 /* Largest difference, in levels, between canvas and a one-request render
- * of the layer through `op` at `sigma`, compared in stripes of rows. */
+ * of the layer through `op` at `sigma`. */
 static double
 check_canvas (const char *op, GeglBuffer *layer, double sigma, GeglBuffer *canvas, int max_level)
 {
-  GeglNode           *graph = gegl_node_new ();
-  GeglNode           *src = gegl_node_new_child (graph, "operation", "gegl:buffer-source", "buffer", layer, NULL);
-  GeglNode           *blur = gegl_node_new_child (graph, "operation", operation_of (op), NULL);
-  const GeglRectangle *all = gegl_buffer_get_extent (layer);
-  GeglBuffer         *full = gegl_buffer_new (all, gegl_buffer_get_format (canvas));
-  const Babl         *u16 = babl_format ("R'G'B'A u16");   /* float would blur a 16-bit level */
-  gsize               n = (gsize) all->width * 64 * 4;
-  guint16            *a = g_new (guint16, n), *b = g_new (guint16, n);
-  double              worst = 0;
+  GeglNode *graph = gegl_node_new ();
+  GeglNode *src = gegl_node_new_child (graph, "operation", "gegl:buffer-source", "buffer", layer, NULL);
+  GeglNode *blur = gegl_node_new_child (graph, "operation", operation_of (op), NULL);
+  double    worst;
 
   if (strcmp (op, "none") != 0)
     gegl_node_set (blur, "std-dev-x", sigma, "std-dev-y", sigma, NULL);
   gegl_node_link (src, blur);
-  gegl_node_blit_buffer (blur, full, all, 0, GEGL_ABYSS_NONE);
-  for (int y = all->y; y < all->y + all->height; y += 64)
-    {
-      GeglRectangle stripe = { all->x, y, all->width, MIN (64, all->y + all->height - y) };
-      gsize         count = (gsize) stripe.width * stripe.height * 4;
-
-      gegl_buffer_get (canvas, &stripe, 1.0, u16, a, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-      gegl_buffer_get (full, &stripe, 1.0, u16, b, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-      for (gsize i = 0; i < count; i++)
-        worst = MAX (worst, abs ((int) a[i] - (int) b[i]) * (double) max_level / 65535);
-    }
-  g_free (a);
-  g_free (b);
-  g_object_unref (full);
+  worst = canvas_difference (blur, gegl_buffer_get_extent (layer), canvas, max_level);
   g_object_unref (graph);
   return worst;
 }

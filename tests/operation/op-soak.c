@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "canvas-check.h"
 #include "canvas-chunks.h"
 
 /* GIMP's tile grid: chunks and GEGL's caches on one grid. */
@@ -215,34 +216,17 @@ render_shuffled (GeglNode *node, GeglBuffer *canvas, const GeglRectangle *view, 
 static double
 check_canvas (GeglNode *blur, GeglBuffer *layer, GeglBuffer *canvas, int max_level)
 {
-  GeglNode            *graph = gegl_node_new ();
-  GeglNode            *src = gegl_node_new_child (graph, "operation", "gegl:buffer-source", "buffer", layer, NULL);
-  GeglNode            *ref = gegl_node_new_child (graph, "operation", gegl_node_get_operation (blur), NULL);
-  const GeglRectangle *all = gegl_buffer_get_extent (layer);
-  GeglBuffer          *full = gegl_buffer_new (all, gegl_buffer_get_format (canvas));
-  const Babl          *u16 = babl_format ("R'G'B'A u16");
-  gsize                n = (gsize) all->width * 64 * 4;
-  guint16             *a = g_new (guint16, n), *b = g_new (guint16, n);
-  double               worst = 0, sx, sy;
-  int                  abyss;
-  gboolean             linear;
+  GeglNode *graph = gegl_node_new ();
+  GeglNode *src = gegl_node_new_child (graph, "operation", "gegl:buffer-source", "buffer", layer, NULL);
+  GeglNode *ref = gegl_node_new_child (graph, "operation", gegl_node_get_operation (blur), NULL);
+  double    worst, sx, sy;
+  int       abyss;
+  gboolean  linear;
 
   gegl_node_get (blur, "std-dev-x", &sx, "std-dev-y", &sy, "abyss-policy", &abyss, "linear", &linear, NULL);
   gegl_node_set (ref, "std-dev-x", sx, "std-dev-y", sy, "abyss-policy", abyss, "linear", linear, NULL);
   gegl_node_link (src, ref);
-  gegl_node_blit_buffer (ref, full, all, 0, GEGL_ABYSS_NONE);
-  for (int y = 0; y < all->height; y += 64)
-    {
-      GeglRectangle stripe = { 0, y, all->width, MIN (64, all->height - y) };
-
-      gegl_buffer_get (canvas, &stripe, 1.0, u16, a, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-      gegl_buffer_get (full, &stripe, 1.0, u16, b, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-      for (gsize i = 0; i < (gsize) stripe.width * stripe.height * 4; i++)
-        worst = MAX (worst, abs ((int) a[i] - (int) b[i]) * (double) max_level / 65535);
-    }
-  g_free (a);
-  g_free (b);
-  g_object_unref (full);
+  worst = canvas_difference (ref, gegl_buffer_get_extent (layer), canvas, max_level);
   g_object_unref (graph);
   return worst;
 }
