@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
@@ -296,14 +297,95 @@ flush (const gchar *path)
 }
 
 gboolean
+files_plan_disk_full (const gchar *path)
+{
+  gchar         *dir = g_path_get_dirname (path);
+  struct statvfs fs;
+  /* f_blocks 0: a filesystem that tells no sizes. */
+  gboolean       full = statvfs (dir, &fs) == 0 && fs.f_blocks > 0 && fs.f_bavail == 0;
+
+  g_free (dir);
+  return full;
+}
+
+void
+files_plan_note_full (const gchar *path, GError **error)
+{
+  if (error && *error && files_plan_disk_full (path))
+    g_prefix_error (error, _("the output folder's disk is full: "));
+}
+
+/* Whether `path` ends with `tail` (`n` bytes). */
+static gboolean
+ends_with (const gchar *path, const gchar *tail, gsize n)
+{
+  gchar    buffer[16];
+  FILE    *f = g_fopen (path, "rb");
+  gboolean ok = f && n <= sizeof buffer && fseek (f, -(long) n, SEEK_END) == 0
+                && fread (buffer, 1, n, f) == n && memcmp (buffer, tail, n) == 0;
+
+  if (f)
+    fclose (f);
+  return ok;
+}
+
+/* FALSE with *error when the written file may be cut short: its disk is
+ * full (an exporter may miss its last write failing), or a PNG or JPEG
+ * lacks its ending (IEND, EOI). */
+static gboolean
+check_whole (const FilePlan *file, GError **error)
+{
+  static const gchar iend[] = "\0\0\0\0IEND\xae\x42\x60\x82", eoi[] = "\xff\xd9";
+  FilesExportKind    kind = files_plan_export_kind (file->output);
+
+  if (files_plan_disk_full (file->temp))
+    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                 _("the output folder's disk is full, so what was written may be cut short: not kept"));
+  else if ((kind == FILES_EXPORT_PNG && !ends_with (file->temp, iend, sizeof iend - 1))
+           || (kind == FILES_EXPORT_JPEG && !ends_with (file->temp, eoi, sizeof eoi - 1)))
+    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                 _("what was written is cut short (it lacks the format's ending; a full disk?): not kept"));
+  else
+    return TRUE;
+  return FALSE;
+}
+
+/* A replaced output's owner, group and permissions given to the new one;
+ * FALSE with *error when they cannot be (that output is then kept: its
+ * owner would lose it). */
+static gboolean
+keep_owner (const FilePlan *file, GError **error)
+{
+  struct stat old, now;
+
+  if (g_stat (file->output, &old) != 0 || g_stat (file->temp, &now) != 0)
+    return TRUE;
+  if ((old.st_uid != now.st_uid || old.st_gid != now.st_gid)
+      && chown (file->temp, old.st_uid, old.st_gid) != 0)
+    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                 _("cannot give it the owner and group of the output it would replace (user %u, "
+                   "group %u): %s; that output kept"), (guint) old.st_uid, (guint) old.st_gid,
+                 g_strerror (errno));
+  /* After chown, which clears the setuid and setgid bits. */
+  else if ((old.st_mode & 07777) != (now.st_mode & 07777) && g_chmod (file->temp, old.st_mode & 07777) != 0)
+    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                 _("cannot give it the permissions of the output it would replace (%04o): %s; that "
+                   "output kept"), (guint) (old.st_mode & 07777), g_strerror (errno));
+  else
+    return TRUE;
+  return FALSE;
+}
+
+gboolean
 files_plan_commit (const FilePlan *file, GError **error)
 {
-  struct stat old;
-  gchar      *dir;
+  gchar *dir;
 
-  /* A replaced output keeps its permissions. */
-  if (g_stat (file->output, &old) == 0)
-    g_chmod (file->temp, old.st_mode & 07777);
+  if (!check_whole (file, error) || !keep_owner (file, error))
+    {
+      g_unlink (file->temp);
+      return FALSE;
+    }
   if (!flush (file->temp) || rename (file->temp, file->output) != 0)
     {
       g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, _("cannot rename %s to %s: %s"),

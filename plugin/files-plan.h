@@ -62,10 +62,20 @@ FilesPlan *files_plan_new  (const gchar *pattern,
                             GError     **error);
 void       files_plan_free (FilesPlan   *plan);
 
-/* Renames the written temporary file to the output; FALSE with *error
- * (the temporary file removed) when it cannot. */
+/* Renames the written temporary file to the output, a replaced output's
+ * owner, group and permissions kept; FALSE with *error (the temporary file
+ * removed, an old output untouched) when it cannot, when the file may be
+ * cut short (its disk full, a PNG or JPEG without its ending), or when the
+ * old output's owner cannot be kept. */
 gboolean   files_plan_commit (const FilePlan *file,
                               GError        **error);
+
+/* Whether the disk holding `path` has no space left (for users). */
+gboolean   files_plan_disk_full (const gchar *path);
+
+/* Says in *error that the disk holding `path` is full, where it is. */
+void       files_plan_note_full (const gchar *path,
+                                 GError     **error);
 
 /* FALSE with *error (a calling error) when a cost argument is out of its
  * range: the PNG level -1 to 9, the JPEG quality -1 to 100. */

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -271,7 +273,8 @@ test_commit (void)
       g_free (out);
       return;
     }
-  g_file_set_contents (p->files[0].temp, "blurred", 7, NULL);
+  /* Ends as a PNG ends: a PNG output is checked for its ending. */
+  g_file_set_contents (p->files[0].temp, "blurred\0\0\0\0IEND\xae\x42\x60\x82", 19, NULL);
   g_file_set_contents (p->files[0].output, "old", 3, NULL);
   g_chmod (p->files[0].output, 0604);
   g_string_truncate (calls, 0);
@@ -287,6 +290,218 @@ test_commit (void)
   files_plan_free (p);
   g_free (message);
   g_free (out);
+}
+
+/* A plan of root/one/NAME into root/OUT with overwrite; its temporary file
+ * holding `temp` and its output `old` (NULL: none). */
+static FilesPlan *
+replacing (const gchar *name, const gchar *out, const gchar *temp, gsize temp_len, const gchar *old)
+{
+  gchar     *pattern = g_build_filename ("one", name, NULL), *message;
+  FilesPlan *p;
+
+  g_free (touch (pattern));
+  g_free (folder (out));
+  p = plan (pattern, out, "", TRUE, &message);
+  if (!p)
+    check (FALSE, "a plan to commit", message);
+  else
+    {
+      g_file_set_contents (p->files[0].temp, temp, temp_len, NULL);
+      if (old)
+        g_file_set_contents (p->files[0].output, old, -1, NULL);
+    }
+  g_free (message);
+  g_free (pattern);
+  return p;
+}
+
+static gboolean
+holds (const gchar *path, const gchar *text)
+{
+  gchar   *got = NULL;
+  gboolean same = g_file_get_contents (path, &got, NULL, NULL) && strcmp (got, text) == 0;
+
+  g_free (got);
+  return same;
+}
+
+/* A replaced output is a new file under the output's name: its other hard
+ * links, and the file a link there points to, keep the old pixels. */
+static void
+test_replaced_links (void)
+{
+  gchar     *keep = g_build_filename (root, "keep-link.png", NULL);
+  gchar     *target = g_build_filename (root, "target.png", NULL);
+  GError    *error = NULL;
+  struct stat st;
+  FilesPlan *p = replacing ("h.tif", "out-links", "blurred", 7, "old");
+
+  if (p && link (p->files[0].output, keep) == 0)
+    {
+      check (files_plan_commit (&p->files[0], &error) && holds (p->files[0].output, "blurred")
+             && holds (keep, "old") && g_stat (p->files[0].output, &st) == 0 && st.st_nlink == 1,
+             "a hard-linked output replaced by a new file: the other link keeps the old one",
+             error ? error->message : NULL);
+      g_clear_error (&error);
+    }
+  files_plan_free (p);
+  p = replacing ("s.tif", "out-links", "blurred", 7, NULL);
+  g_file_set_contents (target, "old", 3, NULL);
+  if (p && symlink (target, p->files[0].output) == 0)
+    check (files_plan_commit (&p->files[0], &error) && holds (p->files[0].output, "blurred")
+           && holds (target, "old") && g_lstat (p->files[0].output, &st) == 0 && S_ISREG (st.st_mode),
+           "an output that is a symbolic link: the link replaced, the file it named kept",
+           error ? error->message : NULL);
+  g_clear_error (&error);
+  files_plan_free (p);
+  g_free (keep);
+  g_free (target);
+}
+
+/* Root: an output owned by another user and group is replaced by one of the
+ * same owner, group and permissions. */
+static void
+test_replaced_owner (void)
+{
+  GError    *error = NULL;
+  struct stat st;
+  FilesPlan *p;
+
+  if (geteuid () != 0)
+    {
+      printf ("SKIP: a replaced output's owner kept (needs root to give files away)\n");
+      return;
+    }
+  p = replacing ("o.tif", "out-owner", "blurred", 7, "old");
+  if (p && chown (p->files[0].output, 1234, 2345) == 0 && chmod (p->files[0].output, 02640) == 0)
+    check (files_plan_commit (&p->files[0], &error) && g_stat (p->files[0].output, &st) == 0
+           && st.st_uid == 1234 && st.st_gid == 2345 && (st.st_mode & 07777) == 02640,
+           "a replaced output keeps its owner, group and permissions (setgid too)",
+           error ? error->message : NULL);
+  g_clear_error (&error);
+  files_plan_free (p);
+}
+
+static void
+open_to_nobody (const gchar *output)
+{
+  gchar *out = g_path_get_dirname (output), *base = g_path_get_dirname (root);
+
+  g_chmod (base, 0755);
+  g_chmod (root, 0755);
+  g_chmod (out, 0777);
+  g_free (out);
+  g_free (base);
+}
+
+/* Root: a writer that cannot give the new output the old one's owner (here
+ * user nobody, the output another user's) leaves the old output alone. */
+static void
+test_owner_not_kept (void)
+{
+  FilesPlan *p;
+  pid_t      child;
+  int        status = -1;
+
+  if (geteuid () != 0)
+    {
+      printf ("SKIP: an output whose owner cannot be kept is not replaced (needs root)\n");
+      return;
+    }
+  p = replacing ("n.tif", "out-nobody", "blurred", 7, "old");
+  if (!p || chown (p->files[0].output, 1234, 1234) != 0)
+    {
+      files_plan_free (p);
+      return;
+    }
+  /* Nobody reaches the folder, writes in it, and owns the temporary file. */
+  open_to_nobody (p->files[0].output);
+  if (chown (p->files[0].temp, 65534, 65534) != 0)
+    perror ("chown");
+  fflush (stdout);
+  if ((child = fork ()) == 0)
+    {
+      GError *error = NULL;
+      gboolean ok = setgid (65534) == 0 && setuid (65534) == 0 && !files_plan_commit (&p->files[0], &error)
+                    && error && strstr (error->message, "owner");
+
+      if (error)
+        printf ("    %s\n", error->message);
+      _exit (ok ? 0 : 1);
+    }
+  waitpid (child, &status, 0);
+  check (WIFEXITED (status) && WEXITSTATUS (status) == 0 && holds (p->files[0].output, "old")
+         && !g_file_test (p->files[0].temp, G_FILE_TEST_EXISTS),
+         "an output whose owner the writer cannot keep: refused, naming the owner; the old one kept, "
+         "no temporary file left", NULL);
+  files_plan_free (p);
+}
+
+/* A PNG or JPEG cut short (an exporter that missed a failed write on a full
+ * disk) is never renamed to the output. */
+static void
+test_cut_short (void)
+{
+  static const gchar png_end[] = "\x89PNG\r\n\x1a\n" "\0\0\0\0IEND\xae\x42\x60\x82";
+  static const gchar jpeg_end[] = "\xff\xd8\xff\xd9";
+  const struct { const gchar *name; const gchar *data; gsize len; gboolean whole; } cases[] = {
+    { "cut.png", png_end, sizeof png_end - 5, FALSE }, { "whole.png", png_end, sizeof png_end - 1, TRUE },
+    { "cut.jpg", jpeg_end, 3, FALSE }, { "whole.JPG", jpeg_end, 4, TRUE },
+    { "empty.png", "", 0, FALSE }, { "any.tif", "x", 1, TRUE } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GError    *error = NULL;
+      FilesPlan *p = replacing (cases[i].name, "out-cut", cases[i].data, cases[i].len, "old");
+      gboolean   ok = p && files_plan_commit (&p->files[0], &error);
+
+      if (cases[i].whole)
+        check (ok, "a complete output committed", cases[i].name);
+      else
+        check (p && !ok && error && strstr (error->message, "cut short") && holds (p->files[0].output, "old")
+               && !g_file_test (p->files[0].temp, G_FILE_TEST_EXISTS),
+               "an output cut short refused, the old one kept, no temporary file left",
+               error ? error->message : cases[i].name);
+      g_clear_error (&error);
+      files_plan_free (p);
+    }
+}
+
+/* Root: a temporary file that filled its disk (a small tmpfs) may be cut
+ * short, whatever its format: refused. */
+static void
+test_disk_full (void)
+{
+  gchar     *full = g_build_filename (root, "full", NULL), *message;
+  gchar     *data = g_malloc0 (8192);
+  GError    *error = NULL;
+  FilesPlan *p;
+
+  g_mkdir (full, 0755);
+  if (geteuid () != 0 || mount ("tmpfs", full, "tmpfs", 0, "size=8k") != 0)
+    {
+      printf ("SKIP: a full disk (a tmpfs of 8 KiB): cannot mount one here (%s)\n",
+              geteuid () != 0 ? "not root" : g_strerror (errno));
+      g_free (full);
+      g_free (data);
+      return;
+    }
+  g_free (touch ("one/f.tif"));
+  p = plan ("one/f.tif", "full", "", TRUE, &message);
+  if (p)
+    g_file_set_contents (p->files[0].temp, data, 8192, NULL);
+  check (p && !files_plan_commit (&p->files[0], &error) && error && strstr (error->message, "full")
+         && !g_file_test (p->files[0].temp, G_FILE_TEST_EXISTS)
+         && !g_file_test (p->files[0].output, G_FILE_TEST_EXISTS),
+         "a temporary file that filled its disk: refused, saying so; no file left",
+         error ? error->message : message);
+  g_clear_error (&error);
+  files_plan_free (p);
+  umount (full);
+  g_free (message);
+  g_free (full);
+  g_free (data);
 }
 
 static void
@@ -346,6 +561,11 @@ main (void)
   test_same_folder ();
   test_temporaries ();
   test_commit ();
+  test_replaced_links ();
+  test_replaced_owner ();
+  test_owner_not_kept ();
+  test_cut_short ();
+  test_disk_full ();
   test_xcf ();
   test_cost ();
   printf ("%d passed, %d failed\n", passed, failed);
