@@ -192,24 +192,34 @@ check_unique (const FilesPlan *plan, GError **error)
   return n == 0;
 }
 
-/* FALSE with *error when an input's folder (its links followed) is the
- * output folder, however spelled, and overwrite is off. */
+/* Whether the folder holding `path` is `out`. */
+static gboolean
+folder_is (const gchar *path, const struct stat *out)
+{
+  gchar      *dir = path ? g_path_get_dirname (path) : NULL;
+  struct stat in;
+  gboolean    same = dir && g_stat (dir, &in) == 0 && in.st_dev == out->st_dev && in.st_ino == out->st_ino;
+
+  g_free (dir);
+  return same;
+}
+
+/* FALSE with *error when the output folder, however spelled, holds an
+ * input, or the file a link among the inputs names, and overwrite is off. */
 static gboolean
 check_not_inputs_folder (const FilesPlan *plan, const gchar *folder, gboolean overwrite,
                          GError **error)
 {
-  struct stat out, in;
+  struct stat out;
 
   if (overwrite || g_stat (folder, &out) != 0)
     return TRUE;
   for (guint i = 0; i < plan->n; i++)
     {
-      char  *real = realpath (plan->files[i].input, NULL);
-      gchar *dir = real ? g_path_get_dirname (real) : NULL;
-      gboolean same = dir && g_stat (dir, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+      char    *real = realpath (plan->files[i].input, NULL);
+      gboolean same = folder_is (plan->files[i].input, &out) || folder_is (real, &out);
 
       free (real);
-      g_free (dir);
       if (same)
         {
           g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,

@@ -168,6 +168,8 @@ test_same_folder (void)
   const gchar *in[] = { "pics", NULL };
   const gchar *own[] = { "own/a.jpg", "own/a.png", NULL };
   gchar       *link = g_build_filename (root, "links/y.png", NULL);
+  const gchar *linked[] = { "linked/z.png", NULL };
+  gchar       *own_link = g_build_filename (root, "linked/z.png", NULL);
   gchar       *target = touch ("pics/y.png"), *message;
   FilesPlan   *p;
 
@@ -179,6 +181,12 @@ test_same_folder (void)
   check_refused ("... through a link to an input (blur-files.sh's shares)", "links/*", "pics", "", FALSE,
                  in);
   check_refused ("... with another format too", "pics/*.png", "../plan/pics", "jpg", FALSE, in);
+  g_free (folder ("linked"));
+  g_free (touch ("elsewhere/z.png"));
+  if (symlink ("../elsewhere/z.png", own_link) != 0)
+    perror ("symlink");
+  check_refused ("... a link in the output folder to an input elsewhere", "linked/*", "linked", "", FALSE,
+                 linked);
   g_free (touch ("own/a.jpg"));
   g_free (touch ("own/a.png"));
   check_refused ("... with overwrite, a.jpg and a.png into png: a.png would be replaced before it is read",
@@ -188,6 +196,7 @@ test_same_folder (void)
   files_plan_free (p);
   g_free (message);
   g_free (link);
+  g_free (own_link);
   g_free (target);
 }
 
