@@ -62,7 +62,8 @@ add () {
   [ -n "$1" ] || return 0
   case $1 in /*) f=$1 ;; *) f=$(pwd)/$1 ;; esac
   [ -e "$f" ] || { echo "blur-files: no such file: $1" >&2; : >"$work/missing"; return 0; }
-  if [ "$overwrite" = FALSE ] && [ "$(dirname "$f")" -ef "$out" ]; then
+  # The file's own folder, and the folder of the file a link names.
+  if [ "$overwrite" = FALSE ] && { [ "$(dirname "$f")" -ef "$out" ] || [ "$(dirname "$(readlink -f "$f")")" -ef "$out" ]; }; then
     bad "$1 is in the output folder $out: its output would replace it (-w to allow)"
   fi
   base=$(basename "$f")
@@ -109,6 +110,8 @@ done <"$work/list"
 
 # A Scheme string: backslashes and quotes escaped.
 scm () { printf '"%s"' "$(printf '%s' "$1" | sed 's/[\\"]/\\&/g')"; }
+# Share i's pattern: its folder's glob characters escaped (TMPDIR may hold them).
+glob_escaped () { printf '%s' "$1" | sed 's/[][*?\\]/\\&/g'; }
 run_one () { # share: GIMP on share i, GPU i mod the GPUs listed; its exit status in $work/rc.i
   share=$1
   call="plug-in-cuda-gaussian-blur-files"
@@ -116,10 +119,10 @@ run_one () { # share: GIMP on share i, GPU i mod the GPUs listed; its exit statu
     # GIMP 2.10's Script-Fu passes every argument: the export's two go to -files2.
     2.*) cost=""
          [ "$level$quality" = -1-1 ] || call=${call}2 cost=" $level $quality"
-         set -- -i -b "($call RUN-NONINTERACTIVE $(scm "$work/$share/*") $sigma $linear $(scm "$out") \
+         set -- -i -b "($call RUN-NONINTERACTIVE $(scm "$(glob_escaped "$work/$share")/*") $sigma $linear $(scm "$out") \
 $(scm "$format") $layers $overwrite$cost)" -b '(gimp-quit 0)' ;;
     *) set -- -i --batch-interpreter=plug-in-script-fu-eval --quit -b "($call #:run-mode RUN-NONINTERACTIVE \
-#:pattern $(scm "$work/$share/*") #:sigma $sigma #:linear $linear #:output-folder $(scm "$out") \
+#:pattern $(scm "$(glob_escaped "$work/$share")/*") #:sigma $sigma #:linear $linear #:output-folder $(scm "$out") \
 #:format $(scm "$format") #:every-layer $layers #:overwrite $overwrite #:png-compression $level \
 #:jpeg-quality $quality)" ;;
   esac

@@ -89,6 +89,15 @@ rc=$?
 check "output folder = input folder refused" sh -c "[ $rc = 2 ] && ! grep -q 'stand-in: call' '$work/log'"
 "$script" -G gimp-stand-in -s 3 -w -o "$work/in/." "$work/in/a.png" >"$work/log" 2>&1
 check "... run with -w" ran
+mkdir -p "$work/links" && ln -s ../in/a.png "$work/links/a.png"
+"$script" -G gimp-stand-in -s 3 -o "$work/in" "$work/links/a.png" >"$work/log" 2>&1
+rc=$?
+check "a link to an input in the output folder refused" sh -c "[ $rc = 2 ] && ! grep -q 'stand-in: call' '$work/log'"
+
+# A temporary folder whose name holds glob characters: escaped in the pattern.
+mkdir -p "$work/t[1]"
+TMPDIR="$work/t[1]" run -g 1 "$work/in/a.png"
+check "TMPDIR with [ ]: escaped in the pattern" grep -q -F 't\\[1\\]/blur-files.' "$work/log"
 
 # The export's cost: passed on, in GIMP 2.10's and GIMP 3's Script-Fu; bad values refused.
 # GIMP 2.10: -files2 with -c or -q, else -files with its eight arguments.
