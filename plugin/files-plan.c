@@ -78,6 +78,25 @@ temp_name (const gchar *output)
   return temp;
 }
 
+/* Whether process `pid` has exited: gone, or a zombie not reaped yet (a
+ * writer killed with its GIMP, where the init of a container reaps late). */
+static gboolean
+exited (int pid)
+{
+  gchar   *path, *stat = NULL, *end;
+  gboolean zombie;
+
+  if (kill (pid, 0) != 0)
+    return errno == ESRCH;
+  path = g_strdup_printf ("/proc/%d/stat", pid);
+  /* The state follows the command's closing parenthesis. */
+  zombie = g_file_get_contents (path, &stat, NULL, NULL) && (end = strrchr (stat, ')'))
+           && end[1] == ' ' && end[2] == 'Z';
+  g_free (stat);
+  g_free (path);
+  return zombie;
+}
+
 /* Whether `name` (in a folder) is a temporary file of a writer of this host
  * that no longer runs. */
 static gboolean
@@ -90,7 +109,7 @@ dead_writers (const gchar *name)
       || sscanf (name + strlen (FILES_TEMP_PREFIX), "%d-%u-%8x-%n", &pid, &count, &host, &end) != 3
       || end == 0 || host != host_hash () || pid <= 0)
     return FALSE;
-  return kill (pid, 0) != 0 && errno == ESRCH;
+  return exited (pid);
 }
 
 /* Removes the dead writers' temporary files in `folder`; how many. */

@@ -201,9 +201,10 @@ test_same_folder (void)
 }
 
 /* The temporary name a plan of root/one/ (all) into root/out makes in a child
- * process, which leaves that file behind and exits. */
+ * process, which leaves that file behind and exits; with `zombie`, the child
+ * is left unreaped there. */
 static gchar *
-temp_of_dead_writer (void)
+temp_of_dead_writer (pid_t *zombie)
 {
   int    pipe_fds[2];
   gchar  buffer[4096] = "";
@@ -229,7 +230,15 @@ temp_of_dead_writer (void)
   got = read (pipe_fds[0], buffer, sizeof buffer - 1);
   buffer[got > 0 ? got : 0] = '\0';
   close (pipe_fds[0]);
-  waitpid (child, NULL, 0);
+  if (zombie)
+    {
+      siginfo_t info;
+
+      *zombie = child;
+      waitid (P_PID, child, &info, WEXITED | WNOWAIT);
+    }
+  else
+    waitpid (child, NULL, 0);
   return g_strdup (buffer);
 }
 
@@ -241,7 +250,7 @@ test_temporaries (void)
 
   g_free (touch ("one/f.png"));
   g_free (touch ("one/g.png"));
-  dead = temp_of_dead_writer ();
+  dead = temp_of_dead_writer (NULL);
   p = plan ("one/*", "out", "", FALSE, &message);
   check (p && p->n == 2 && strstr (p->files[0].temp, pid)
          && g_str_has_suffix (p->files[0].temp, "f.png"),
@@ -265,6 +274,24 @@ test_temporaries (void)
   g_free (message);
   g_free (dead);
   g_free (pid);
+}
+
+/* A writer killed but not yet reaped (a zombie: a container's init may
+ * leave one for long) is dead. */
+static void
+test_zombie_writer (void)
+{
+  pid_t      child = 0;
+  gchar     *zombie = temp_of_dead_writer (&child), *message;
+  FilesPlan *p = plan ("one/*", "out", "", FALSE, &message);
+
+  check (p && *zombie && !g_file_test (zombie, G_FILE_TEST_EXISTS) && p->stale == 1,
+         "a writer that died but is not reaped yet (a zombie): its temporary file removed", zombie);
+  if (child > 0)
+    waitpid (child, NULL, 0);
+  files_plan_free (p);
+  g_free (message);
+  g_free (zombie);
 }
 
 static void
@@ -569,6 +596,7 @@ main (void)
   test_inputs ();
   test_same_folder ();
   test_temporaries ();
+  test_zombie_writer ();
   test_commit ();
   test_replaced_links ();
   test_replaced_owner ();
