@@ -52,8 +52,12 @@ def call(version, pattern, folder, overwrite=False):
 
 
 def case(name, body):
-    return (f"(gimp-message (if (catch #f {body} #t) \"CASE {name} CALL-SUCCEEDED\" "
-            f"\"CASE {name} CALL-FAILED\"))\n")
+    """A call that reports itself and its error's message (GIMP 3.2 prints
+    no caught error)."""
+    return (f"(set! cgb-last-error \"\")\n"
+            f"(gimp-message (if (catch #f {body} #t) \"CASE {name} CALL-SUCCEEDED\" "
+            f"\"CASE {name} CALL-FAILED\"))\n"
+            f"(gimp-message (string-append \"CASE {name} ERROR-MESSAGE \" cgb-last-error))\n")
 
 
 def noise(shape, seed):
@@ -112,13 +116,14 @@ def write_scheme(version, work):
         case("kill1", call(version, f"{w}/killin/*.png", f"{w}/kill1")),
         case("kill1-rerun", call(version, f"{w}/killin/*.png", f"{w}/kill1")),
     ]
-    with open(f"{work}/cases.scm", "w", encoding="utf-8") as f:
-        f.writelines(cases)
-    with open(f"{work}/kill.scm", "w", encoding="utf-8") as f:
-        f.write(case("kill2", call(version, f"{w}/killin/*.png", f"{w}/kill2")))
-    with open(f"{work}/rerun.scm", "w", encoding="utf-8") as f:
-        f.write(case("kill2-rerun", call(version, f"{w}/killin/*.png", f"{w}/kill2")))
-        f.write(case("exact", call(version, f"{w}/fill/b.png", f"{w}/exact")))
+    scripts = {"cases.scm": cases,
+               "kill.scm": [case("kill2", call(version, f"{w}/killin/*.png", f"{w}/kill2"))],
+               "rerun.scm": [case("kill2-rerun", call(version, f"{w}/killin/*.png", f"{w}/kill2")),
+                             case("exact", call(version, f"{w}/fill/b.png", f"{w}/exact"))]}
+    for name, lines in scripts.items():
+        with open(f"{work}/{name}", "w", encoding="utf-8") as f:
+            f.write("(gimp-message-set-handler CONSOLE)\n" + batch_test.SCM_KEEP_ERROR)
+            f.writelines(lines)
 
 
 # ------------------------------------------------------------------ check
@@ -168,6 +173,10 @@ def check(version, work, log):
         m = re.findall(rf"CASE {name} (CALL-SUCCEEDED|CALL-FAILED)", log)
         return m[-1] if m else "MISSING"
 
+    def message(name):
+        m = re.findall(rf"CASE {name} ERROR-MESSAGE ([^\n]*)", log)
+        return m[-1] if m else ""
+
     def skipped(name):
         m = re.search(rf"^{name} skipped: (.*)$", log, re.M)
         if m:
@@ -183,13 +192,13 @@ def check(version, work, log):
     record("escaped-name", called("escaped") == "CALL-SUCCEEDED" and outs == ["br[a].png"]
            and right(f"{w}/out-lit/br[a].png", f"{w}/lit/br[a].png"),
            f"pattern lit/br\\[a\\].png beside bra.png: outputs {outs}")
-    check_own(w, log, called, record)
+    check_own(w, called, message, record)
     for name, out, inp in (("link-file", "out-links/ln.png", "lit/real.png"),
                            ("link-folder", "out-linkdir/r.png", "real dir/r.png")):
         record(name, called(name) == "CALL-SUCCEEDED" and right(f"{w}/{out}", f"{w}/{inp}"),
                f"{called(name)}: {out} {error_of(f'{w}/{out}', f'{w}/{inp}')} levels from the reference")
     if not skipped("full"):
-        check_full(w, log, called, record)
+        check_full(w, log, called, message, record)
     check_killed(w, log, called, record)
     if not skipped("script"):
         bad = [n for n in ODD_FILES if not right(f"{w}/out-script/{n}", f"{w}/{ODD_DIR}/{n}")]
@@ -199,15 +208,15 @@ def check(version, work, log):
     return failed == 0
 
 
-def check_own(w, log, called, record):
+def check_own(w, called, message, record):
     """Output folder = input folder: refused, however spelled, unless overwrite;
     with overwrite a.png replaced, keeping its mode and owner; its other
     hard link keeps the original."""
     small = hashlib.sha256(open(f"{w}/small.png", "rb").read()).hexdigest()
     b_kept = hashlib.sha256(open(f"{w}/own/b.png", "rb").read()).hexdigest() == small
     for name in ("own-refused", "own-alias-refused", "own-link-refused"):
-        record(name, called(name) == "CALL-FAILED" and b_kept,
-               f"{called(name)}, own/b.png untouched: {b_kept}")
+        record(name, called(name) == "CALL-FAILED" and "holds the input" in message(name) and b_kept,
+               f"{called(name)}: {message(name)[-120:]!r}; own/b.png untouched: {b_kept}")
     st = os.stat(f"{w}/own/a.png")
     link_kept = hashlib.sha256(open(f"{w}/own-a-link.png", "rb").read()).hexdigest() == small
     owner = (st.st_uid, st.st_gid) == OWNER if os.geteuid() == 0 else True
@@ -218,11 +227,11 @@ def check_own(w, log, called, record):
            f"links {st.st_nlink}; its other hard link holds the original: {link_kept}")
 
 
-def check_full(w, log, called, record):
+def check_full(w, log, called, message, record):
     """A 64 KiB tmpfs: b.png does not fit, a.png and c.png do.  Cut short: a
     tmpfs of b's output's whole pages, its last part not fitting."""
     names = [line for line in (listed(w, "full") or ["?"]) if line]
-    named = re.search(r"files failed \(the others are done\):[^\n]*fill/b\.png", log) is not None
+    named = re.search(r"files failed \(the others are done\):.*fill/b\.png", message("full")) is not None
     done = all(right(f"{w}/full-copy/{n}", f"{w}/fill/{n}") for n in ("a.png", "c.png"))
     record("full-disk", called("full") == "CALL-FAILED" and named and sorted(names) == ["a.png", "c.png"]
            and done, f"{called('full')}, b.png named: {named}; left on the disk: {names}; a, c right: {done}")
