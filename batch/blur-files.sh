@@ -5,7 +5,8 @@
 # short, 1 GiB each), the GPUs shared among them (CUDA_VISIBLE_DEVICES).
 #   batch/blur-files.sh -s SIGMA -o OUTDIR [options] [FILE...]
 # The files come from the arguments, else one a line on stdin (so that GNU
-# parallel --pipe can hand each machine its share).  Options:
+# parallel --pipe can hand each machine its share), named as they are (no
+# glob escapes: spaces, quotes, * ? [ ] are all part of the name).  Options:
 #   -s SIGMA           the blur's sigma, in pixels (required)
 #   -o OUTDIR          an existing folder for the outputs (required; the
 #                      inputs' own folder only with -w)
@@ -25,7 +26,7 @@
 # before any file.  Exits 0 when every file was blurred or its output
 # existed, 1 when any failed (each named, with the reason), 2 on bad usage.
 set -u
-usage () { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage () { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 bad () { echo "blur-files: $*" >&2; exit 2; }
 sigma="" out="" procs="" linear=TRUE format="" layers=FALSE overwrite=FALSE gimp="" level=-1 quality=-1
 while getopts s:o:g:c:q:pf:lwG:h opt; do
