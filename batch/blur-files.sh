@@ -59,12 +59,25 @@ trap 'exit 130' INT TERM
 # The inputs, absolute, one a line in $work/list; each with its output's
 # name, folded to lower case, in $work/names.
 tab=$(printf '\t')
+out_p=$(cd -P "$out" && pwd -P)
+same_dir () { # FOLDER: whether it is the output folder (an empty name never is)
+  [ -n "$1" ] && [ "$(cd -P "$1" 2>/dev/null && pwd -P)" = "$out_p" ]
+}
+target_dir () { # FILE: the folder of the file its links lead to (POSIX: no readlink -f)
+  t=$1 hops=0
+  while [ -h "$t" ] && [ $hops -lt 40 ]; do
+    l=$(readlink "$t") || return 0
+    case $l in /*) t=$l ;; *) t=$(dirname "$t")/$l ;; esac
+    hops=$((hops + 1))
+  done
+  dirname "$t"
+}
 add () {
   [ -n "$1" ] || return 0
   case $1 in /*) f=$1 ;; *) f=$(pwd)/$1 ;; esac
   [ -e "$f" ] || { echo "blur-files: no such file: $1" >&2; : >"$work/missing"; return 0; }
   # The file's own folder, and the folder of the file a link names.
-  if [ "$overwrite" = FALSE ] && { [ "$(dirname "$f")" -ef "$out" ] || [ "$(dirname "$(readlink -f "$f")")" -ef "$out" ]; }; then
+  if [ "$overwrite" = FALSE ] && { same_dir "$(dirname "$f")" || same_dir "$(target_dir "$f")"; }; then
     bad "$1 is in the output folder $out: its output would replace it (-w to allow)"
   fi
   base=$(basename "$f")
