@@ -1,4 +1,5 @@
 /* The files procedure's plan (files-plan.h). */
+#define _GNU_SOURCE 1   /* renameat2 */
 #include "config.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 
 #include "pixel-engine.h"
 #include "files-plan.h"
+#include "files-whole.h"
 
 /* The output's name: the input's, with `format` as its extension if given. */
 static gchar *
@@ -78,23 +80,25 @@ temp_name (const gchar *output)
   return temp;
 }
 
-/* Whether process `pid` has exited: gone, or a zombie not reaped yet (a
- * writer killed with its GIMP, where the init of a container reaps late). */
+/* Whether process `pid` has exited: gone, or dead and not reaped yet (state
+ * Z or X with one thread left: a writer killed with its GIMP, where the init
+ * of a container reaps late; a main thread that exited while others run is
+ * a zombie too, yet alive). */
 static gboolean
 exited (int pid)
 {
-  gchar   *path, *stat = NULL, *end;
-  gboolean zombie;
+  gchar   *path, *status = NULL, *state, *threads;
+  gboolean dead;
 
   if (kill (pid, 0) != 0)
     return errno == ESRCH;
-  path = g_strdup_printf ("/proc/%d/stat", pid);
-  /* The state follows the command's closing parenthesis. */
-  zombie = g_file_get_contents (path, &stat, NULL, NULL) && (end = strrchr (stat, ')'))
-           && end[1] == ' ' && end[2] == 'Z';
-  g_free (stat);
+  path = g_strdup_printf ("/proc/%d/status", pid);
+  dead = g_file_get_contents (path, &status, NULL, NULL) && (state = strstr (status, "\nState:\t"))
+         && (state[8] == 'Z' || state[8] == 'X') && (threads = strstr (status, "\nThreads:\t"))
+         && atoi (threads + 10) == 1;
+  g_free (status);
   g_free (path);
-  return zombie;
+  return dead;
 }
 
 /* Whether `name` (in a folder) is a temporary file of a writer of this host
@@ -331,10 +335,11 @@ files_plan_disk_full (const gchar *path)
   gchar         *dir = g_path_get_dirname (path);
   struct statvfs fs;
   /* f_blocks 0: a filesystem that tells no sizes. */
-  gboolean       full = statvfs (dir, &fs) == 0 && fs.f_blocks > 0 && fs.f_bavail == 0;
+  gboolean       ok = statvfs (dir, &fs) == 0 && fs.f_blocks > 0;
 
   g_free (dir);
-  return full;
+  /* Root may also fill the blocks ext4 reserves for it, which f_bavail leaves out. */
+  return ok && (geteuid () == 0 ? fs.f_bfree : fs.f_bavail) == 0;
 }
 
 void
@@ -344,89 +349,120 @@ files_plan_note_full (const gchar *path, GError **error)
     g_prefix_error (error, _("the output folder's disk is full: "));
 }
 
-/* Whether `path` ends with `tail` (`n` bytes). */
-static gboolean
-ends_with (const gchar *path, const gchar *tail, gsize n)
-{
-  gchar    buffer[16];
-  FILE    *f = g_fopen (path, "rb");
-  gboolean ok = f && n <= sizeof buffer && fseek (f, -(long) n, SEEK_END) == 0
-                && fread (buffer, 1, n, f) == n && memcmp (buffer, tail, n) == 0;
-
-  if (f)
-    fclose (f);
-  return ok;
-}
-
-/* FALSE with *error when the written file may be cut short: its disk is
- * full (an exporter may miss its last write failing), or a PNG or JPEG
- * lacks its ending (IEND, EOI). */
+/* FALSE with *error when the written file lacks part of what its format
+ * says it holds (files-whole.h): its exporter may miss a failed last write.
+ * The run also loads formats other than PNG and JPEG back (files-run.c). */
 static gboolean
 check_whole (const FilePlan *file, GError **error)
 {
-  static const gchar iend[] = "\0\0\0\0IEND\xae\x42\x60\x82", eoi[] = "\xff\xd9";
-  FilesExportKind    kind = files_plan_export_kind (file->output);
+  FilesExportKind kind = files_plan_export_kind (file->output);
 
-  if (files_plan_disk_full (file->temp))
-    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                 _("the output folder's disk is full, so what was written may be cut short: not kept"));
-  else if ((kind == FILES_EXPORT_PNG && !ends_with (file->temp, iend, sizeof iend - 1))
-           || (kind == FILES_EXPORT_JPEG && !ends_with (file->temp, eoi, sizeof eoi - 1)))
-    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
-                 _("what was written is cut short (it lacks the format's ending; a full disk?): not kept"));
-  else
+  if (files_whole (file->temp, kind == FILES_EXPORT_PNG, kind == FILES_EXPORT_JPEG))
     return TRUE;
+  g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+               _("what was written is cut short (it lacks part of what its format says it holds): "
+                 "not kept"));
+  files_plan_note_full (file->temp, error);
+  return FALSE;
+}
+
+/* The temporary file flushed to disk; FALSE with *error when it cannot be. */
+static gboolean
+flushed (const FilePlan *file, GError **error)
+{
+  if (flush (file->temp))
+    return TRUE;
+  g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, _("cannot flush %s to disk: %s"), file->temp,
+               g_strerror (errno));
+  files_plan_note_full (file->temp, error);
   return FALSE;
 }
 
 /* A replaced output's owner, group and permissions given to the new one;
  * FALSE with *error when they cannot be (that output is then kept: its
- * owner would lose it). */
+ * owner would lose it).  A link there is replaced by the writer's own file:
+ * its target's owner is not the link's. */
 static gboolean
 keep_owner (const FilePlan *file, GError **error)
 {
   struct stat old, now;
+  /* Never setuid, setgid or sticky: a picture is no program. */
+  mode_t      mode;
 
-  if (g_stat (file->output, &old) != 0 || g_stat (file->temp, &now) != 0)
+  if (g_lstat (file->output, &old) != 0 || S_ISLNK (old.st_mode) || g_stat (file->temp, &now) != 0)
     return TRUE;
+  mode = old.st_mode & 0777;
   if ((old.st_uid != now.st_uid || old.st_gid != now.st_gid)
       && chown (file->temp, old.st_uid, old.st_gid) != 0)
     g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
                  _("cannot give it the owner and group of the output it would replace (user %u, "
                    "group %u): %s; that output kept"), (guint) old.st_uid, (guint) old.st_gid,
                  g_strerror (errno));
-  /* After chown, which clears the setuid and setgid bits. */
-  else if ((old.st_mode & 07777) != (now.st_mode & 07777) && g_chmod (file->temp, old.st_mode & 07777) != 0)
+  else if (mode != (now.st_mode & 07777) && g_chmod (file->temp, mode) != 0)
     g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
                  _("cannot give it the permissions of the output it would replace (%04o): %s; that "
-                   "output kept"), (guint) (old.st_mode & 07777), g_strerror (errno));
+                   "output kept"), (guint) mode, g_strerror (errno));
   else
     return TRUE;
   return FALSE;
 }
 
-gboolean
-files_plan_commit (const FilePlan *file, GError **error)
+/* rename () that fails with EEXIST where `to` exists: RENAME_NOREPLACE, else
+ * (a disk without it) a hard link, else (without those) a look first. */
+static int
+rename_new (const gchar *from, const gchar *to)
 {
-  gchar *dir;
-
-  if (!check_whole (file, error) || !keep_owner (file, error))
+#ifdef RENAME_NOREPLACE
+  if (renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+    return 0;
+  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+    return -1;
+#endif
+  if (link (from, to) == 0)
+    return unlink (from) == 0 || errno == ENOENT ? 0 : -1;
+  if (errno != EPERM && errno != ENOTSUP && errno != ENOSYS)
+    return -1;
+  if (g_file_test (to, G_FILE_TEST_EXISTS) || g_file_test (to, G_FILE_TEST_IS_SYMLINK))
     {
-      g_unlink (file->temp);
-      return FALSE;
+      errno = EEXIST;
+      return -1;
     }
-  if (!flush (file->temp) || rename (file->temp, file->output) != 0)
+  return rename (from, to);
+}
+
+/* The temporary file renamed to the output, over an old one when `replace`,
+ * else never (another run may have made it since the plan looked). */
+static FilesCommit
+move (const FilePlan *file, gboolean replace, GError **error)
+{
+  if ((replace ? rename (file->temp, file->output) : rename_new (file->temp, file->output)) == 0)
+    return FILES_COMMIT_DONE;
+  if (!replace && errno == EEXIST)
+    return FILES_COMMIT_EXISTS;
+  g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, _("cannot rename %s to %s: %s"), file->temp,
+               file->output, g_strerror (errno));
+  return FILES_COMMIT_FAILED;
+}
+
+FilesCommit
+files_plan_commit (const FilePlan *file, gboolean replace, GError **error)
+{
+  FilesCommit done = FILES_COMMIT_FAILED;
+  gchar      *dir;
+
+  /* Flushed while the writer may still read it: an old mode may not let it. */
+  if (check_whole (file, error) && flushed (file, error) && keep_owner (file, error))
+    done = move (file, replace, error);
+  if (done != FILES_COMMIT_DONE)
     {
-      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, _("cannot rename %s to %s: %s"),
-                   file->temp, file->output, g_strerror (errno));
       g_unlink (file->temp);
-      return FALSE;
+      return done;
     }
   /* The rename itself reaches the disk with the folder. */
   dir = g_path_get_dirname (file->output);
   flush (dir);
   g_free (dir);
-  return TRUE;
+  return done;
 }
 
 /* GIMP's XCF loader's extensions, compressed ones included. */
