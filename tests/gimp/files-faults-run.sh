@@ -21,14 +21,24 @@ gimp_run () { # SCRIPT: WORK/SCRIPT in one GIMP
 }
 [ -n "${gimp_only:-}" ] && { gimp_run "$gimp_only"; exit; }
 blur=$4
+# The tmpfs mounts go however this script ends (a timeout's TERM too).
+mounted=
+unmount_all () { for m in $mounted; do umount -l "$work/$m" || echo "$m: umount failed"; done; mounted=; }
+trap unmount_all EXIT
+trap 'exit 124' INT TERM HUP
 small_disk () { # NAME BYTES: a tmpfs of BYTES at WORK/NAME, or a line saying why not
-  mount -t tmpfs -o "size=$2" tmpfs "$work/$1" 2>"$work/mount.err" && return 0
+  mount -t tmpfs -o "size=$2" tmpfs "$work/$1" 2>"$work/mount.err" && { mounted="$mounted $1"; return 0; }
   echo "$1 skipped: cannot mount a tmpfs here ($(cat "$work/mount.err"))"; return 1
 }
 list_disk () { # NAME: its files listed (and copied) before it is unmounted
   ls -A "$work/$1" >"$work/$1.list"
   mkdir -p "$work/$1-copy" && cp -a "$work/$1/." "$work/$1-copy/"
-  umount "$work/$1"
+  umount "$work/$1" || echo "$1: umount failed"
+  mounted=$(for m in $mounted; do [ "$m" = "$1" ] || printf '%s ' "$m"; done)
+}
+exact_disk () { # NAME OUTPUT: a tmpfs at WORK/NAME of OUTPUT's whole pages, its last part left out
+  size=$(stat -c %s "$work/$2" 2>/dev/null || echo 0)
+  [ "$size" -gt "$page" ] && small_disk "$1" $(( (size - 1) / page * page ))
 }
 # watch_kill NAME [GROUP]: when a temporary file shows in WORK/NAME, kill -9
 # its writer (the pid in its name) or GROUP; says what was left.
@@ -39,8 +49,10 @@ watch_kill () {
     if [ -n "$t" ]; then
       pid=$(echo "$t" | sed 's/^\.cgb-partial-\([0-9]*\)-.*/\1/')
       kill -9 "${2:+-}${2:-$pid}"
+      # Listed at once: a rerun may remove the dead writer's file soon after.
+      left=$(ls -A "$work/$1" | tr '\n' ' ')
       sleep 0.5
-      echo "$1 killed: ${2:+group }${2:-pid $pid} as it wrote $t; left: $(ls -A "$work/$1" | tr '\n' ' ')"
+      echo "$1 killed: ${2:+group }${2:-pid $pid} as it wrote $t; left: $left"
       return 0
     fi
     sleep 0.02; tries=$((tries + 1))
@@ -63,12 +75,13 @@ group=$!
 watch_kill kill2 $group
 wait $group 2>/dev/null
 page=$(getconf PAGESIZE)
-size=$(stat -c %s "$work/b-size/b.png" 2>/dev/null || echo 0)
-# All of b.png's output but its last part (at most a page: what an exporter
-# writes when it closes the file) fits.
-[ "$size" -gt "$page" ] && small_disk exact $(( (size - 1) / page * page )) && exact=1
+# All of b.png's output (PNG, TIFF) but its last part (at most a page: what
+# an exporter writes when it closes the file) fits.
+exact_disk exact b-size/b.png && exact=1
+exact_disk exact-tif b-size-tif/b.tif && exact_tif=1
 gimp_run rerun.scm
 [ -n "${exact:-}" ] && list_disk exact
+[ -n "${exact_tif:-}" ] && list_disk exact-tif
 
 echo "== batch/blur-files.sh, 2 processes: the odd names, TMPDIR with glob characters"
 odd=$(cat "$work/odd-dir")
