@@ -48,8 +48,11 @@ step_gimp2_gui () {
   GUI_LANG=ko gimp_suite gui-test.sh 2 _ci/gui2-ko.log _build _ci/gui-artifacts
 }
 
+# Then the folder procedure under faults: odd names, its own folder, links,
+# a full disk (tmpfs), killed as it writes (tests/gimp/files-faults-test.sh).
 step_gimp2_robustness () {
   gimp_suite robustness-test.sh 2 _ci/robust2.log _build
+  gimp_suite files-faults-test.sh 2 _ci/files-faults2.log _build
 }
 
 # ---- GIMP 3.0 and 3.2, each in its chroot --------------------------------
@@ -102,8 +105,12 @@ gimp3_gui () { # VERSION
 step_gimp3_0_gui () { gimp3_gui 3.0; }
 step_gimp3_2_gui () { gimp3_gui 3.2; }
 
-step_gimp3_0_robustness () { gimp_suite robustness-test.sh 3.0 _ci/robust3.0.log /build-gimp3.0; }
-step_gimp3_2_robustness () { gimp_suite robustness-test.sh 3.2 _ci/robust3.2.log /build-gimp3.2; }
+gimp3_robustness () { # VERSION
+  gimp_suite robustness-test.sh "$1" "_ci/robust$1.log" "/build-gimp$1"
+  gimp_suite files-faults-test.sh "$1" "_ci/files-faults$1.log" "/build-gimp$1"
+}
+step_gimp3_0_robustness () { gimp3_robustness 3.0; }
+step_gimp3_2_robustness () { gimp3_robustness 3.2; }
 
 # A configure that names no host compiler, where nvcc refuses the system's
 # (forky: gcc 16), still builds: CUDA through an older g++, or CPU-only

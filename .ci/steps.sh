@@ -13,19 +13,19 @@ shape               main    the product code's shape: file and function sizes, n
 gimp2-batch         main    the plug-in in GIMP 2.10, batch mode and its warm process
 gimp2-operation     main    the operation at mipmap levels, on the canvas as GIMP renders it, in GIMP 2.10
 gimp2-gui           main    the dialog in GIMP 2.10 under Xvfb, in English and Korean
-gimp2-robustness    main    faults, a 10000x10000 image, a killed plug-in in GIMP 2.10
+gimp2-robustness    main    faults, a 10000x10000 image, a killed plug-in; the folder run under faults, GIMP 2.10
 gimp2-installs      main    quickstart, make install-user, the Debian 12 package, the 2.10 release tarball
 gimp3.0-chroot      3.0     the Debian 13 chroot with GIMP 3.0 and Debian's CUDA 12.4
 gimp3.0-batch       3.0     the plug-in built in the chroot, batch mode, warm process; NEEDED
 gimp3.0-operation   3.0     the operation merged, appended, in XCF; single-precision FFTW hidden
 gimp3.0-gui         3.0     the dialog, and the operation from its menu entry, under Xvfb (en, ko, de)
-gimp3.0-robustness  3.0     faults, a 10000x10000 image, a killed plug-in in GIMP 3.0
+gimp3.0-robustness  3.0     faults, a 10000x10000 image, a killed plug-in; the folder run under faults, GIMP 3.0
 gimp3.0-installs    3.0     quickstart, make install-user, the Debian 13 package, the GIMP 3 tarball
 gimp3.2-chroot      3.2     the Debian forky chroot with GIMP 3.2
 gimp3.2-batch       3.2     the plug-in built in the chroot, batch mode, warm process, soaks; NEEDED
 gimp3.2-operation   3.2     the operation merged, appended, in XCF; single-precision FFTW hidden
 gimp3.2-gui         3.2     the dialog, and the operation from its menu entry, under Xvfb (en, ko, de)
-gimp3.2-robustness  3.2     faults, a 10000x10000 image, a killed plug-in in GIMP 3.2
+gimp3.2-robustness  3.2     faults, a 10000x10000 image, a killed plug-in; the folder run under faults, GIMP 3.2
 gimp3.2-installs    3.2     quickstart, the GIMP 3 release tarball in forky
 forky-default       3.2     forky's default configure (gcc 16, which nvcc refuses) builds, make check
 driver-messages     3.2     why a CUDA build blurs on the CPU, as users read it (no driver, too old)

@@ -5,7 +5,8 @@
 # short, 1 GiB each), the GPUs shared among them (CUDA_VISIBLE_DEVICES).
 #   batch/blur-files.sh -s SIGMA -o OUTDIR [options] [FILE...]
 # The files come from the arguments, else one a line on stdin (so that GNU
-# parallel --pipe can hand each machine its share).  Options:
+# parallel --pipe can hand each machine its share), named as they are (no
+# glob escapes: spaces, quotes, * ? [ ] are all part of the name).  Options:
 #   -s SIGMA           the blur's sigma, in pixels (required)
 #   -o OUTDIR          an existing folder for the outputs (required; the
 #                      inputs' own folder only with -w)
@@ -25,7 +26,7 @@
 # before any file.  Exits 0 when every file was blurred or its output
 # existed, 1 when any failed (each named, with the reason), 2 on bad usage.
 set -u
-usage () { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage () { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 bad () { echo "blur-files: $*" >&2; exit 2; }
 sigma="" out="" procs="" linear=TRUE format="" layers=FALSE overwrite=FALSE gimp="" level=-1 quality=-1
 while getopts s:o:g:c:q:pf:lwG:h opt; do
@@ -58,11 +59,25 @@ trap 'exit 130' INT TERM
 # The inputs, absolute, one a line in $work/list; each with its output's
 # name, folded to lower case, in $work/names.
 tab=$(printf '\t')
+out_p=$(cd -P "$out" && pwd -P)
+same_dir () { # FOLDER: whether it is the output folder (an empty name never is)
+  [ -n "$1" ] && [ "$(cd -P "$1" 2>/dev/null && pwd -P)" = "$out_p" ]
+}
+target_dir () { # FILE: the folder of the file its links lead to (POSIX: no readlink -f)
+  t=$1 hops=0
+  while [ -h "$t" ] && [ $hops -lt 40 ]; do
+    l=$(readlink "$t") || return 0
+    case $l in /*) t=$l ;; *) t=$(dirname "$t")/$l ;; esac
+    hops=$((hops + 1))
+  done
+  dirname "$t"
+}
 add () {
   [ -n "$1" ] || return 0
   case $1 in /*) f=$1 ;; *) f=$(pwd)/$1 ;; esac
   [ -e "$f" ] || { echo "blur-files: no such file: $1" >&2; : >"$work/missing"; return 0; }
-  if [ "$overwrite" = FALSE ] && [ "$(dirname "$f")" -ef "$out" ]; then
+  # The file's own folder, and the folder of the file a link names.
+  if [ "$overwrite" = FALSE ] && { same_dir "$(dirname "$f")" || same_dir "$(target_dir "$f")"; }; then
     bad "$1 is in the output folder $out: its output would replace it (-w to allow)"
   fi
   base=$(basename "$f")
@@ -109,6 +124,8 @@ done <"$work/list"
 
 # A Scheme string: backslashes and quotes escaped.
 scm () { printf '"%s"' "$(printf '%s' "$1" | sed 's/[\\"]/\\&/g')"; }
+# Share i's pattern: its folder's glob characters escaped (TMPDIR may hold them).
+glob_escaped () { printf '%s' "$1" | sed 's/[][*?\\]/\\&/g'; }
 run_one () { # share: GIMP on share i, GPU i mod the GPUs listed; its exit status in $work/rc.i
   share=$1
   call="plug-in-cuda-gaussian-blur-files"
@@ -116,10 +133,10 @@ run_one () { # share: GIMP on share i, GPU i mod the GPUs listed; its exit statu
     # GIMP 2.10's Script-Fu passes every argument: the export's two go to -files2.
     2.*) cost=""
          [ "$level$quality" = -1-1 ] || call=${call}2 cost=" $level $quality"
-         set -- -i -b "($call RUN-NONINTERACTIVE $(scm "$work/$share/*") $sigma $linear $(scm "$out") \
+         set -- -i -b "($call RUN-NONINTERACTIVE $(scm "$(glob_escaped "$work/$share")/*") $sigma $linear $(scm "$out") \
 $(scm "$format") $layers $overwrite$cost)" -b '(gimp-quit 0)' ;;
     *) set -- -i --batch-interpreter=plug-in-script-fu-eval --quit -b "($call #:run-mode RUN-NONINTERACTIVE \
-#:pattern $(scm "$work/$share/*") #:sigma $sigma #:linear $linear #:output-folder $(scm "$out") \
+#:pattern $(scm "$(glob_escaped "$work/$share")/*") #:sigma $sigma #:linear $linear #:output-folder $(scm "$out") \
 #:format $(scm "$format") #:every-layer $layers #:overwrite $overwrite #:png-compression $level \
 #:jpeg-quality $quality)" ;;
   esac

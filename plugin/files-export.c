@@ -156,12 +156,15 @@ files_save_image (FilesImage image, FilesLayer layer, const gchar *path, const F
 {
   FilesExportKind kind = files_plan_export_kind (path);
 
+  gboolean        ok;
+
   if (kind == FILES_EXPORT_PNG && cost->png_level != FILES_COST_DEFAULT)
-    return save_png (image, layer, path, cost->png_level, error);
-  if (kind == FILES_EXPORT_JPEG && cost->jpeg_quality != FILES_COST_DEFAULT)
-    return save_jpeg (image, layer, path, cost->jpeg_quality, error);
-  if (save_default (image, layer, path))
-    return TRUE;
-  files_pdb_error (error, _("cannot write it"));
-  return FALSE;
+    ok = save_png (image, layer, path, cost->png_level, error);
+  else if (kind == FILES_EXPORT_JPEG && cost->jpeg_quality != FILES_COST_DEFAULT)
+    ok = save_jpeg (image, layer, path, cost->jpeg_quality, error);
+  else if (!(ok = save_default (image, layer, path)))
+    files_pdb_error (error, _("cannot write it"));
+  if (!ok)
+    files_plan_note_full (path, error);
+  return ok;
 }

@@ -1,4 +1,5 @@
 /* The files procedure's plan (files-plan.h). */
+#define _GNU_SOURCE 1   /* renameat2 */
 #include "config.h"
 
 #include <errno.h>
@@ -10,12 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
 #include "pixel-engine.h"
 #include "files-plan.h"
+#include "files-whole.h"
 
 /* The output's name: the input's, with `format` as its extension if given. */
 static gchar *
@@ -77,6 +80,27 @@ temp_name (const gchar *output)
   return temp;
 }
 
+/* Whether process `pid` has exited: gone, or dead and not reaped yet (state
+ * Z or X with one thread left: a writer killed with its GIMP, where the init
+ * of a container reaps late; a main thread that exited while others run is
+ * a zombie too, yet alive). */
+static gboolean
+exited (int pid)
+{
+  gchar   *path, *status = NULL, *state, *threads;
+  gboolean dead;
+
+  if (kill (pid, 0) != 0)
+    return errno == ESRCH;
+  path = g_strdup_printf ("/proc/%d/status", pid);
+  dead = g_file_get_contents (path, &status, NULL, NULL) && (state = strstr (status, "\nState:\t"))
+         && (state[8] == 'Z' || state[8] == 'X') && (threads = strstr (status, "\nThreads:\t"))
+         && atoi (threads + 10) == 1;
+  g_free (status);
+  g_free (path);
+  return dead;
+}
+
 /* Whether `name` (in a folder) is a temporary file of a writer of this host
  * that no longer runs. */
 static gboolean
@@ -89,7 +113,7 @@ dead_writers (const gchar *name)
       || sscanf (name + strlen (FILES_TEMP_PREFIX), "%d-%u-%8x-%n", &pid, &count, &host, &end) != 3
       || end == 0 || host != host_hash () || pid <= 0)
     return FALSE;
-  return kill (pid, 0) != 0 && errno == ESRCH;
+  return exited (pid);
 }
 
 /* Removes the dead writers' temporary files in `folder`; how many. */
@@ -191,24 +215,34 @@ check_unique (const FilesPlan *plan, GError **error)
   return n == 0;
 }
 
-/* FALSE with *error when an input's folder (its links followed) is the
- * output folder, however spelled, and overwrite is off. */
+/* Whether the folder holding `path` is `out`. */
+static gboolean
+folder_is (const gchar *path, const struct stat *out)
+{
+  gchar      *dir = path ? g_path_get_dirname (path) : NULL;
+  struct stat in;
+  gboolean    same = dir && g_stat (dir, &in) == 0 && in.st_dev == out->st_dev && in.st_ino == out->st_ino;
+
+  g_free (dir);
+  return same;
+}
+
+/* FALSE with *error when the output folder, however spelled, holds an
+ * input, or the file a link among the inputs names, and overwrite is off. */
 static gboolean
 check_not_inputs_folder (const FilesPlan *plan, const gchar *folder, gboolean overwrite,
                          GError **error)
 {
-  struct stat out, in;
+  struct stat out;
 
   if (overwrite || g_stat (folder, &out) != 0)
     return TRUE;
   for (guint i = 0; i < plan->n; i++)
     {
-      char  *real = realpath (plan->files[i].input, NULL);
-      gchar *dir = real ? g_path_get_dirname (real) : NULL;
-      gboolean same = dir && g_stat (dir, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+      char    *real = realpath (plan->files[i].input, NULL);
+      gboolean same = folder_is (plan->files[i].input, &out) || folder_is (real, &out);
 
       free (real);
-      g_free (dir);
       if (same)
         {
           g_set_error (error, BLUR_ERROR, BLUR_CALLING_ERROR,
@@ -296,26 +330,139 @@ flush (const gchar *path)
 }
 
 gboolean
-files_plan_commit (const FilePlan *file, GError **error)
+files_plan_disk_full (const gchar *path)
 {
-  struct stat old;
+  gchar         *dir = g_path_get_dirname (path);
+  struct statvfs fs;
+  /* f_blocks 0: a filesystem that tells no sizes. */
+  gboolean       ok = statvfs (dir, &fs) == 0 && fs.f_blocks > 0;
+
+  g_free (dir);
+  /* Root may also fill the blocks ext4 reserves for it, which f_bavail leaves out. */
+  return ok && (geteuid () == 0 ? fs.f_bfree : fs.f_bavail) == 0;
+}
+
+void
+files_plan_note_full (const gchar *path, GError **error)
+{
+  if (error && *error && files_plan_disk_full (path))
+    g_prefix_error (error, _("the output folder's disk is full: "));
+}
+
+/* FALSE with *error when the written file lacks part of what its format
+ * says it holds (files-whole.h): its exporter may miss a failed last write.
+ * The run also loads formats other than PNG and JPEG back (files-run.c). */
+static gboolean
+check_whole (const FilePlan *file, GError **error)
+{
+  FilesExportKind kind = files_plan_export_kind (file->output);
+
+  if (files_whole (file->temp, kind == FILES_EXPORT_PNG, kind == FILES_EXPORT_JPEG))
+    return TRUE;
+  g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+               _("what was written is cut short (it lacks part of what its format says it holds): "
+                 "not kept"));
+  files_plan_note_full (file->temp, error);
+  return FALSE;
+}
+
+/* The temporary file flushed to disk; FALSE with *error when it cannot be. */
+static gboolean
+flushed (const FilePlan *file, GError **error)
+{
+  if (flush (file->temp))
+    return TRUE;
+  g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, _("cannot flush %s to disk: %s"), file->temp,
+               g_strerror (errno));
+  files_plan_note_full (file->temp, error);
+  return FALSE;
+}
+
+/* A replaced output's owner, group and permissions given to the new one;
+ * FALSE with *error when they cannot be (that output is then kept: its
+ * owner would lose it).  A link there is replaced by the writer's own file:
+ * its target's owner is not the link's. */
+static gboolean
+keep_owner (const FilePlan *file, GError **error)
+{
+  struct stat old, now;
+  /* Never setuid, setgid or sticky: a picture is no program. */
+  mode_t      mode;
+
+  if (g_lstat (file->output, &old) != 0 || S_ISLNK (old.st_mode) || g_stat (file->temp, &now) != 0)
+    return TRUE;
+  mode = old.st_mode & 0777;
+  if ((old.st_uid != now.st_uid || old.st_gid != now.st_gid)
+      && chown (file->temp, old.st_uid, old.st_gid) != 0)
+    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                 _("cannot give it the owner and group of the output it would replace (user %u, "
+                   "group %u): %s; that output kept"), (guint) old.st_uid, (guint) old.st_gid,
+                 g_strerror (errno));
+  else if (mode != (now.st_mode & 07777) && g_chmod (file->temp, mode) != 0)
+    g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+                 _("cannot give it the permissions of the output it would replace (%04o): %s; that "
+                   "output kept"), (guint) mode, g_strerror (errno));
+  else
+    return TRUE;
+  return FALSE;
+}
+
+/* rename () that fails with EEXIST where `to` exists: RENAME_NOREPLACE, else
+ * (a disk without it) a hard link, else (without those) a look first. */
+static int
+rename_new (const gchar *from, const gchar *to)
+{
+#ifdef RENAME_NOREPLACE
+  if (renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+    return 0;
+  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+    return -1;
+#endif
+  if (link (from, to) == 0)
+    return unlink (from) == 0 || errno == ENOENT ? 0 : -1;
+  if (errno != EPERM && errno != ENOTSUP && errno != ENOSYS)
+    return -1;
+  if (g_file_test (to, G_FILE_TEST_EXISTS) || g_file_test (to, G_FILE_TEST_IS_SYMLINK))
+    {
+      errno = EEXIST;
+      return -1;
+    }
+  return rename (from, to);
+}
+
+/* The temporary file renamed to the output, over an old one when `replace`,
+ * else never (another run may have made it since the plan looked). */
+static FilesCommit
+move (const FilePlan *file, gboolean replace, GError **error)
+{
+  if ((replace ? rename (file->temp, file->output) : rename_new (file->temp, file->output)) == 0)
+    return FILES_COMMIT_DONE;
+  if (!replace && errno == EEXIST)
+    return FILES_COMMIT_EXISTS;
+  g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, _("cannot rename %s to %s: %s"), file->temp,
+               file->output, g_strerror (errno));
+  return FILES_COMMIT_FAILED;
+}
+
+FilesCommit
+files_plan_commit (const FilePlan *file, gboolean replace, GError **error)
+{
+  FilesCommit done = FILES_COMMIT_FAILED;
   gchar      *dir;
 
-  /* A replaced output keeps its permissions. */
-  if (g_stat (file->output, &old) == 0)
-    g_chmod (file->temp, old.st_mode & 07777);
-  if (!flush (file->temp) || rename (file->temp, file->output) != 0)
+  /* Flushed while the writer may still read it: an old mode may not let it. */
+  if (check_whole (file, error) && flushed (file, error) && keep_owner (file, error))
+    done = move (file, replace, error);
+  if (done != FILES_COMMIT_DONE)
     {
-      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, _("cannot rename %s to %s: %s"),
-                   file->temp, file->output, g_strerror (errno));
       g_unlink (file->temp);
-      return FALSE;
+      return done;
     }
   /* The rename itself reaches the disk with the folder. */
   dir = g_path_get_dirname (file->output);
   flush (dir);
   g_free (dir);
-  return TRUE;
+  return done;
 }
 
 /* GIMP's XCF loader's extensions, compressed ones included. */

@@ -62,10 +62,30 @@ FilesPlan *files_plan_new  (const gchar *pattern,
                             GError     **error);
 void       files_plan_free (FilesPlan   *plan);
 
-/* Renames the written temporary file to the output; FALSE with *error
- * (the temporary file removed) when it cannot. */
-gboolean   files_plan_commit (const FilePlan *file,
-                              GError        **error);
+typedef enum {
+  FILES_COMMIT_FAILED,
+  FILES_COMMIT_DONE,
+  FILES_COMMIT_EXISTS   /* not `replace`, and the output exists (made since the plan) */
+} FilesCommit;
+
+/* Flushes the written temporary file and renames it to the output: over an
+ * old one when `replace` (its owner, group and permissions kept, less
+ * setuid, setgid and sticky; a link there replaced by the writer's own
+ * file), else never over one.  FAILED with *error when it cannot, when a
+ * PNG or JPEG lacks its ending (cut short), or when the old output's owner
+ * cannot be kept; then and for EXISTS the temporary file is removed, an old
+ * output untouched.  Other formats: the caller loads them back first. */
+FilesCommit files_plan_commit (const FilePlan *file,
+                               gboolean        replace,
+                               GError        **error);
+
+/* Whether the disk holding `path` has no space left for this process (root:
+ * reserved blocks count as space); a hint for messages. */
+gboolean   files_plan_disk_full (const gchar *path);
+
+/* Says in *error that the disk holding `path` is full, where it is. */
+void       files_plan_note_full (const gchar *path,
+                                 GError     **error);
 
 /* FALSE with *error (a calling error) when a cost argument is out of its
  * range: the PNG level -1 to 9, the JPEG quality -1 to 100. */

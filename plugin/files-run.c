@@ -195,6 +195,81 @@ layer_to_save (FilesImage image, GArray *layers, const gchar *path)
   return g_array_index (layers, FilesLayer, 0);
 }
 
+/* What a saved file holds: its width and height, and (XCF) its layers. */
+typedef struct {
+  gint width, height, layers;
+} FilesSize;
+
+/* The size of `image` as saved to `path`: GIMP 2.10 saves `layer` (NO_IMAGE:
+ * the image) but to XCF, GIMP 3 the image. */
+#if GIMP_MAJOR_VERSION >= 3
+static void
+saved_size (FilesImage image, FilesLayer layer, const gchar *path, FilesSize *size)
+{
+  GimpLayer **top = gimp_image_get_layers (image);
+
+  (void) layer;
+  size->width = gimp_image_get_width (image);
+  size->height = gimp_image_get_height (image);
+  size->layers = 0;
+  for (gint i = 0; files_plan_is_xcf (path) && top && top[i]; i++)
+    size->layers++;
+  g_free (top);
+}
+#else
+static void
+saved_size (FilesImage image, FilesLayer layer, const gchar *path, FilesSize *size)
+{
+  gint     n = 0;
+  gint    *top = gimp_image_get_layers (image, &n);
+  gboolean whole = files_plan_is_xcf (path) || layer == NO_IMAGE;
+
+  g_free (top);
+  size->width = whole ? gimp_image_width (image) : gimp_drawable_width (layer);
+  size->height = whole ? gimp_image_height (image) : gimp_drawable_height (layer);
+  size->layers = files_plan_is_xcf (path) ? n : 0;
+}
+#endif
+
+/* FALSE with *error when GIMP cannot load `file`'s temporary file back as
+ * `want`: its exporter may have missed a failed write on a disk that does
+ * not look full (a quota, a network disk). */
+static gboolean
+loads_back (const FilePlan *file, const FilesSize *want, GError **error)
+{
+  FilesImage back = load_image (file->temp, NULL);
+  FilesSize  got = { -1, -1, -1 };
+
+  if (back != NO_IMAGE)
+    {
+      saved_size (back, NO_IMAGE, file->output, &got);
+      gimp_image_delete (back);
+    }
+  if (got.width == want->width && got.height == want->height && got.layers == want->layers)
+    return TRUE;
+  g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
+               _("what was written is cut short or unreadable (GIMP cannot load it back as saved): "
+                 "not kept"));
+  files_plan_note_full (file->temp, error);
+  return FALSE;
+}
+
+/* Saves to the temporary file and loads it back, but a PNG or JPEG: the
+ * commit checks their endings. */
+static gboolean
+save_checked (FilesImage image, FilesLayer layer, const FilePlan *file, const FilesCost *cost,
+              GError **error)
+{
+  FilesSize size;
+
+  if (!files_save_image (image, layer, file->temp, cost, error))
+    return FALSE;
+  if (files_plan_export_kind (file->output) != FILES_EXPORT_OTHER)
+    return TRUE;
+  saved_size (image, layer, file->output, &size);
+  return loads_back (file, &size, error);
+}
+
 /* Where one file's time went, ms: loading, blurring, saving and renaming. */
 typedef struct {
   gdouble load, blur, save;
@@ -210,19 +285,21 @@ ms_since (gint64 *start)
   return ms;
 }
 
-/* One file: loaded, each layer blurred, saved under its temporary name and
- * renamed.  FALSE with *error (no output, no temporary file) on failure. */
-static gboolean
+/* One file: loaded, each layer blurred, saved under its temporary name,
+ * checked and renamed.  FAILED with *error, or EXISTS (overwrite off, the
+ * output made meanwhile): no output of ours, no temporary file. */
+static FilesCommit
 blur_file (const FilePlan *file, const FilesArgs *args, FileTimes *times, GError **error)
 {
-  gint64     start = g_get_monotonic_time ();
-  FilesImage image = load_image (file->input, error);
-  GArray    *layers;
-  gboolean   ok = FALSE;
+  gint64      start = g_get_monotonic_time ();
+  FilesImage  image = load_image (file->input, error);
+  GArray     *layers;
+  gboolean    ok = FALSE;
+  FilesCommit done = FILES_COMMIT_FAILED;
 
   times->load = ms_since (&start);
   if (image == NO_IMAGE)
-    return FALSE;
+    return done;
   if ((layers = layers_to_blur (image, args->every_layer, error)))
     {
       ok = layers->len > 0;
@@ -231,17 +308,25 @@ blur_file (const FilePlan *file, const FilesArgs *args, FileTimes *times, GError
       for (guint i = 0; ok && i < layers->len; i++)
         ok = blur_layer (image, g_array_index (layers, FilesLayer, i), args, error);
       times->blur = ms_since (&start);
-      ok = ok && files_save_image (image, layer_to_save (image, layers, file->output), file->temp,
-                                   &args->cost, error);
+      ok = ok && save_checked (image, layer_to_save (image, layers, file->output), file, &args->cost,
+                               error);
       g_array_free (layers, TRUE);
     }
   gimp_image_delete (image);
   if (ok)
-    ok = files_plan_commit (file, error);
+    done = files_plan_commit (file, args->overwrite, error);
   else
     g_unlink (file->temp);
   times->save = ms_since (&start);
-  return ok;
+  return done;
+}
+
+static void
+say_skipped (const FilePlan *file, guint i, guint n, FilesCount *count)
+{
+  count->skipped++;
+  g_printerr ("%s: [%u/%u] %s: skipped, %s exists\n", blur_identity.binary, i + 1, n, file->input,
+              file->output);
 }
 
 /* One file of `n`: skipped when its output exists (unless overwrite),
@@ -250,17 +335,16 @@ static void
 run_one (const FilePlan *file, guint i, guint n, const FilesArgs *args, FilesCount *count,
          GString *failures)
 {
-  GError   *error = NULL;
-  FileTimes times = { 0, 0, 0 };
+  GError     *error = NULL;
+  FileTimes   times = { 0, 0, 0 };
+  FilesCommit done;
 
   gimp_progress_set_text (file->input);
   if (!args->overwrite && g_file_test (file->output, G_FILE_TEST_EXISTS))
-    {
-      count->skipped++;
-      g_printerr ("%s: [%u/%u] %s: skipped, %s exists\n", blur_identity.binary, i + 1, n,
-                  file->input, file->output);
-    }
-  else if (blur_file (file, args, &times, &error))
+    say_skipped (file, i, n, count);
+  else if ((done = blur_file (file, args, &times, &error)) == FILES_COMMIT_EXISTS)
+    say_skipped (file, i, n, count);
+  else if (done == FILES_COMMIT_DONE)
     {
       count->blurred++;
       g_printerr ("%s: [%u/%u] %s: blurred into %s (load %.0f ms, blur %.0f ms, save %.0f ms)\n",

@@ -3,7 +3,8 @@
 # each process gets (CUDA_VISIBLE_DEVICES, GBLUR_THREADS, its call, its
 # files) and a stand-in nvidia-smi lists three GPUs.  Checks the GPU of
 # each process, the process count, the outputs' names checked over the
-# whole run, dot-files, the output folder, and the export's cost.
+# whole run, dot-files, the output folder (links followed without
+# readlink -f), and the export's cost.
 #   tests/gimp/blur-files-test.sh   (prints PASS/FAIL lines, "N passed, N failed")
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -89,6 +90,27 @@ rc=$?
 check "output folder = input folder refused" sh -c "[ $rc = 2 ] && ! grep -q 'stand-in: call' '$work/log'"
 "$script" -G gimp-stand-in -s 3 -w -o "$work/in/." "$work/in/a.png" >"$work/log" 2>&1
 check "... run with -w" ran
+mkdir -p "$work/links" && ln -s ../in/a.png "$work/links/a.png"
+"$script" -G gimp-stand-in -s 3 -o "$work/in" "$work/links/a.png" >"$work/log" 2>&1
+rc=$?
+check "a link to an input in the output folder refused" sh -c "[ $rc = 2 ] && ! grep -q 'stand-in: call' '$work/log'"
+# A readlink without -f (POSIX has none), run from the output folder: an
+# input elsewhere goes; a chain of links into the output folder is refused.
+real_readlink=$(command -v readlink)
+printf '#!/bin/sh\n[ "$1" = -f ] && exit 1\nexec %s "$@"\n' "$real_readlink" >"$work/bin/readlink"
+chmod +x "$work/bin/readlink"
+(cd "$work/out" && "$script" -G gimp-stand-in -s 3 -o . "$work/in/a.png" >"$work/log" 2>&1)
+check "readlink without -f, run in the output folder: an input elsewhere is blurred" ran
+ln -s a.png "$work/links/b.png"
+"$script" -G gimp-stand-in -s 3 -o "$work/in" "$work/links/b.png" >"$work/log" 2>&1
+rc=$?
+check "... two links to an input in the output folder refused" sh -c "[ $rc = 2 ] && ! grep -q 'stand-in: call' '$work/log'"
+rm "$work/bin/readlink"
+
+# A temporary folder whose name holds glob characters: escaped in the pattern.
+mkdir -p "$work/t[1]"
+TMPDIR="$work/t[1]" run -g 1 "$work/in/a.png"
+check "TMPDIR with [ ]: escaped in the pattern" grep -q -F 't\\[1\\]/blur-files.' "$work/log"
 
 # The export's cost: passed on, in GIMP 2.10's and GIMP 3's Script-Fu; bad values refused.
 # GIMP 2.10: -files2 with -c or -q, else -files with its eight arguments.
