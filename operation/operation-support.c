@@ -28,18 +28,10 @@ operation_bind_catalogs (void)
 /* Two engines for the process, each with its CUDA context made once: one
  * for parts, one for whole layers; a CPU engine for retries, made when
  * first needed.  GEGL may render from several threads: the lock keeps to
- * one run at a time. */
-typedef struct
-{
-  gblur_engine *whole, *part, *cpu;
-} Engines;
-G_LOCK_DEFINE_STATIC (engine);
-/* A render that reads a layer group's projection can start another in the
- * same thread (GIMP renders such tiles as they are read): that one holds
- * the lock already and takes the engines of its depth. */
-#define NESTED_MAX 4
-static Engines engines[NESTED_MAX + 1];
-static GPrivate render_depth;
+ * one run at a time.  It is let go while a run reads its input (blur_region),
+ * which may render another blur, in this thread or GEGL's. */
+static GMutex        engine_lock;
+static gblur_engine *engine, *part_engine, *cpu_engine;
 
 /* In GEGL's log domain, which GIMP shows in its error console. */
 #define operation_message(...) g_log ("GEGL", G_LOG_LEVEL_MESSAGE, "cuda:gaussian-blur: " __VA_ARGS__)
@@ -49,7 +41,7 @@ static GPrivate render_depth;
  * pixel; 0: none yet.  Runs of less than RATE_MIN_BYTES do not count: their
  * fixed costs rule.  A run RATE_DROP times slower than the best replaces it
  * (the GPU failed and the CPU blurs, say).  Its own lock: the rates are
- * read where a nested render may hold the engines' lock. */
+ * read where a render may hold the engines' lock. */
 #define RATE_BUCKETS   14
 #define RATE_SIZES     5
 #define RATE_MIN_BYTES (1 << 20)
@@ -69,15 +61,15 @@ static gint part_backend = -1;
 /* Blurs `roi` stripe by stripe on the CPU engine, halving a stripe that
  * fails (smaller runs need less memory); FALSE when a shortest one fails. */
 static gboolean
-blur_in_stripes (gblur_engine *cpu_engine, GeglBuffer *input, const Babl *source_format,
-                 const GeglRectangle *roi, const BlurShape *shape, GeglBuffer *output,
-                 GError **error)
+blur_in_stripes (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi,
+                 const BlurShape *shape, GeglBuffer *output, GError **error)
 {
   for (gint y = roi->y; y < roi->y + roi->height; )
     {
       GeglRectangle stripe = { roi->x, y, roi->width, MIN (roi->height, roi->y + roi->height - y) };
 
-      while (!blur_region (cpu_engine, input, source_format, &stripe, shape, output, NULL, error))
+      while (!blur_region (cpu_engine, &engine_lock, input, source_format, &stripe, shape, output, NULL,
+                           error))
         {
           if (stripe.height <= RETRY_MIN_ROWS)
             return FALSE;
@@ -91,14 +83,14 @@ blur_in_stripes (gblur_engine *cpu_engine, GeglBuffer *input, const Babl *source
 
 /* The CPU's retry after the first engine failed; FALSE with *error set. */
 static gboolean
-retry_on_cpu (Engines *e, GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi,
+retry_on_cpu (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi,
               const BlurShape *shape, GeglBuffer *output, GError **error)
 {
   GError *first = *error;
 
   *error = NULL;
-  if ((e->cpu || (e->cpu = pixel_engine_new (PIXEL_ENGINE_CPU_ONLY, error)))
-      && blur_in_stripes (e->cpu, input, source_format, roi, shape, output, error))
+  if ((cpu_engine || (cpu_engine = pixel_engine_new (PIXEL_ENGINE_CPU_ONLY, error)))
+      && blur_in_stripes (input, source_format, roi, shape, output, error))
     {
       operation_message ("%s; blurred on the CPU instead", first->message);
       g_error_free (first);
@@ -112,9 +104,9 @@ retry_on_cpu (Engines *e, GeglBuffer *input, const Babl *source_format, const Ge
 /* The engine for a part or a whole layer, made on first use; NULL with
  * *error set. */
 static gblur_engine *
-engine_for (Engines *e, gboolean part, GError **error)
+engine_for (gboolean part, GError **error)
 {
-  gblur_engine **slot = part ? &e->part : &e->whole;
+  gblur_engine **slot = part ? &part_engine : &engine;
 
   if (!*slot)
     *slot = pixel_engine_new (part ? PIXEL_ENGINE_START_CUDA : PIXEL_ENGINE_DEFER_CUDA, error);
@@ -155,12 +147,12 @@ operation_run_fits (gint64 pixels, gint bytes_per_pixel, gint radius, gdouble bu
   gdouble  rate;
   gint     backend = g_atomic_int_get (&part_backend);
 
-  /* Made here only when no render holds the lock (a nested one would wait
-   * for itself); until then, regions. */
-  if (backend < 0 && G_TRYLOCK (engine))
+  /* Made here only when no render holds the lock, not to wait for one;
+   * until then, regions. */
+  if (backend < 0 && g_mutex_trylock (&engine_lock))
     {
-      engine_for (&engines[0], TRUE, &error);
-      G_UNLOCK (engine);
+      engine_for (TRUE, &error);
+      g_mutex_unlock (&engine_lock);
       g_clear_error (&error);
       backend = g_atomic_int_get (&part_backend);
     }
@@ -175,15 +167,12 @@ operation_run_fits (gint64 pixels, gint bytes_per_pixel, gint radius, gdouble bu
 void
 operation_release_kept (void)
 {
-  if (!G_TRYLOCK (engine))   /* a render runs: its buffers stay until the next close */
+  if (!g_mutex_trylock (&engine_lock))   /* a render runs: its buffers stay until the next close */
     return;
-  for (gint d = 0; d <= NESTED_MAX; d++)
-    {
-      gblur_engine_release_kept (engines[d].whole);
-      gblur_engine_release_kept (engines[d].part);
-      gblur_engine_release_kept (engines[d].cpu);
-    }
-  G_UNLOCK (engine);
+  gblur_engine_release_kept (engine);
+  gblur_engine_release_kept (part_engine);
+  gblur_engine_release_kept (cpu_engine);
+  g_mutex_unlock (&engine_lock);
 }
 
 gboolean
@@ -195,28 +184,14 @@ operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangl
   gblur_engine *chosen;
   gboolean      ok;
   gdouble       ms = 0;
-  gint          depth = GPOINTER_TO_INT (g_private_get (&render_depth));
 
-  if (depth > NESTED_MAX)
-    {
-      error = g_error_new (BLUR_ERROR, BLUR_EXECUTION_ERROR, "renders nested over %d deep", NESTED_MAX);
-      ok = FALSE;
-    }
-  else
-    {
-      if (depth == 0)
-        G_LOCK (engine);
-      g_private_set (&render_depth, GINT_TO_POINTER (depth + 1));
-      /* A nested render's engine starts CUDA only where the CPU is slower. */
-      chosen = engine_for (&engines[depth], part && depth == 0, &error);
-      ok = chosen && blur_region (chosen, input, source_format, roi, shape, output, &ms, &error);
-      if (ok && part && depth == 0)
-        note_rate (roi, gegl_buffer_get_format (output), shape, ms);
-      ok = ok || retry_on_cpu (&engines[depth], input, source_format, roi, shape, output, &error);
-      g_private_set (&render_depth, GINT_TO_POINTER (depth));
-      if (depth == 0)
-        G_UNLOCK (engine);
-    }
+  g_mutex_lock (&engine_lock);
+  chosen = engine_for (part, &error);
+  ok = chosen && blur_region (chosen, &engine_lock, input, source_format, roi, shape, output, &ms, &error);
+  if (ok && part)
+    note_rate (roi, gegl_buffer_get_format (output), shape, ms);
+  ok = ok || retry_on_cpu (input, source_format, roi, shape, output, &error);
+  g_mutex_unlock (&engine_lock);
   if (!ok)
     {
       operation_message ("nothing could blur (%s); the layer is left unblurred", error->message);

@@ -134,11 +134,12 @@ print_times (const GeglRectangle *roi, const RegionTimes *t)
 /* Reads `roi` of `buffer` with its halo and blurs it into *out, a packed
  * image in layout->format allocated with the engine's allocator.  Nothing is
  * written anywhere else.  in_process: the buffer is this process's own (the
- * operation's), so it may be read from several threads. */
+ * operation's), so it may be read from several threads; `lock` (may be
+ * NULL), held by the caller for the engine, is let go while it is read. */
 static gboolean
 blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout,
              const GeglRectangle *roi, const BlurShape *shape, gboolean in_process,
-             gblur_image *out, RegionTimes *t, GError **error)
+             GMutex *lock, gblur_image *out, RegionTimes *t, GError **error)
 {
   gblur_image          src;
   gblur_params         params;
@@ -149,10 +150,17 @@ blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout
   if (!pixel_window_alloc (engine, buffer, layout, roi, shape, &t->halo, &src, out, error))
     goto fail;
   t->alloc = lap (t);
+  /* Reading may render a blur of its own (a GIMP 3 layer group's projection
+   * is rendered as it is read), in this thread or GEGL's, which needs the
+   * lock; the buffers are ours, so the engine may serve it meanwhile. */
+  if (lock)
+    g_mutex_unlock (lock);
   if (in_process)
     move_region (buffer, &t->halo, shape, layout, src.data, src.stride, FALSE);
   else
     pixel_rows_read (buffer, &t->halo, shape, layout, src.data, src.stride);
+  if (lock)
+    g_mutex_lock (lock);
   t->read = lap (t);
 
   params = pixel_shape_params (shape, layout, count_steps, &steps);
@@ -189,7 +197,7 @@ blur_to_memory (gblur_engine *engine, GeglBuffer *buffer, const Babl *drawable_f
   RegionTimes  times = { 0 };
 
   if (!pixel_layout_choose (drawable_format, shape->linear, &layout, error)
-      || !blur_window (engine, buffer, &layout, roi, shape, FALSE, &blurred, &times, error))
+      || !blur_window (engine, buffer, &layout, roi, shape, FALSE, NULL, &blurred, &times, error))
     return FALSE;
   pixel_rows_encode (&layout, blurred.data, blurred.stride, roi->width, roi->height);
   fish = babl_fish (layout.format, out_format);
@@ -211,7 +219,7 @@ blur_region_format (const Babl *source_format, gboolean linear)
 }
 
 gboolean
-blur_region (gblur_engine *engine, GeglBuffer *input, const Babl *source_format,
+blur_region (gblur_engine *engine, GMutex *lock, GeglBuffer *input, const Babl *source_format,
              const GeglRectangle *roi, const BlurShape *shape, GeglBuffer *output,
              gdouble *busy_ms, GError **error)
 {
@@ -220,7 +228,7 @@ blur_region (gblur_engine *engine, GeglBuffer *input, const Babl *source_format,
   RegionTimes times = { 0 };
 
   if (!pixel_layout_choose (source_format, shape->linear, &layout, error)
-      || !blur_window (engine, input, &layout, roi, shape, TRUE, &blurred, &times, error))
+      || !blur_window (engine, input, &layout, roi, shape, TRUE, lock, &blurred, &times, error))
     return FALSE;
   move_region (output, roi, shape, &layout, blurred.data, blurred.stride, TRUE);
   times.write = lap (&times);

@@ -38,8 +38,9 @@ const Babl *blur_region_format (const Babl *source_format, gboolean linear);
 /* For the GEGL operation: blurs `roi` of `input` (read with its halo, as the
  * shape says) into the same rectangle of `output`, in one engine run;
  * *busy_ms (may be NULL): its milliseconds less getting buffers, what a
- * next run of its size costs. */
-gboolean blur_region (gblur_engine *engine, GeglBuffer *input, const Babl *source_format,
+ * next run of its size costs.  `lock` (may be NULL): the engine's, which
+ * the caller holds; it is let go while `input` is read. */
+gboolean blur_region (gblur_engine *engine, GMutex *lock, GeglBuffer *input, const Babl *source_format,
                       const GeglRectangle *roi, const BlurShape *shape, GeglBuffer *output,
                       gdouble *busy_ms, GError **error);
 

@@ -1,9 +1,10 @@
 /* cuda:gaussian-blur over an input whose tiles are rendered as they are
  * read, by a graph that blurs with cuda:gaussian-blur too: what a filter on
  * a GIMP 3 layer group meets when a layer in the group has one (GIMP's
- * projections validate their tiles on read).  The inner render runs inside
- * the outer one, in the same thread; it must neither wait for the outer
- * one's engine nor disturb it.  Fails, rather than hangs, on a deadlock.
+ * projections validate their tiles on read).  The inner renders run while
+ * the outer one reads, in the reading thread and in another that the
+ * reader waits for; they must neither wait for the outer one's engine nor
+ * disturb it.  Fails, rather than hangs, on a deadlock.
  *   test-nested-render MODULE_DIR     (prints PASS/FAIL, "N passed, N failed") */
 #include <gegl.h>
 #include <gegl-buffer-backend.h>
@@ -12,16 +13,28 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define SIDE  300
+#define SIDE  1024   /* read in several bands, on GEGL's threads too */
 #define LIMIT 30    /* seconds before a render counts as hung */
 
 static const char *FORMAT = "R'G'B'A float";
 static gint        failed, passed;
 
-/* Renders a blur of its own graph each time a tile is fetched. */
-typedef struct { GeglTileHandler parent; GeglNode *graph; GeglNode *sink; gint renders; } Lazy;
+/* Renders a blur of its own graph each time a tile is fetched: every other
+ * time in a thread of its own while the reader waits (GIMP's projections
+ * may be validated elsewhere), one at a time. */
+typedef struct { GeglTileHandler parent; GeglNode *sink; GMutex lock; gint renders; } Lazy;
 typedef struct { GeglTileHandlerClass parent; } LazyClass;
 G_DEFINE_TYPE (Lazy, lazy, GEGL_TYPE_TILE_HANDLER)
+
+static gpointer
+nested_render (gpointer sink)
+{
+  GeglRectangle part = { 0, 0, 64, 64 };
+  gfloat        pixels[64 * 64 * 4];
+
+  gegl_node_blit (sink, 1.0, &part, babl_format (FORMAT), pixels, GEGL_AUTO_ROWSTRIDE, GEGL_BLIT_DEFAULT);
+  return NULL;
+}
 
 static gpointer
 lazy_command (GeglTileSource *source, GeglTileCommand command, gint x, gint y, gint z, gpointer data)
@@ -30,18 +43,20 @@ lazy_command (GeglTileSource *source, GeglTileCommand command, gint x, gint y, g
 
   if (command == GEGL_TILE_GET && self->sink)
     {
-      GeglRectangle part = { 0, 0, 64, 64 };
-      gfloat        pixels[64 * 64 * 4];
-
-      gegl_node_blit (self->sink, 1.0, &part, babl_format (FORMAT), pixels, GEGL_AUTO_ROWSTRIDE,
-                      GEGL_BLIT_DEFAULT);
-      g_atomic_int_inc (&self->renders);
+      g_mutex_lock (&self->lock);
+      /* a new sigma each time, so that GEGL's cache cannot answer */
+      gegl_node_set (self->sink, "std-dev-x", 2.0 + 0.001 * self->renders, NULL);
+      if (self->renders++ % 2 == 0)
+        nested_render (self->sink);
+      else
+        g_thread_join (g_thread_new ("validate", nested_render, self->sink));
+      g_mutex_unlock (&self->lock);
     }
   return gegl_tile_handler_source_command (source, command, x, y, z, data);
 }
 
 static void lazy_class_init (LazyClass *klass) { (void) klass; }
-static void lazy_init (Lazy *self) { ((GeglTileSource *) self)->command = lazy_command; }
+static void lazy_init (Lazy *self) { ((GeglTileSource *) self)->command = lazy_command; g_mutex_init (&self->lock); }
 
 static void
 check (const char *what, gboolean ok)
@@ -159,7 +174,7 @@ main (int argc, char **argv)
       _exit (1);
     }
   g_thread_join (thread);
-  check ("nested renders ran inside the outer one", lazy->renders > 0);
+  check ("nested renders ran inside the outer one, in its thread and in another", lazy->renders > 1);
   for (gint i = 0; i < SIDE * SIDE * 4; i++)
     worst = MAX (worst, ABS (got[i] - want[i]));
   printf ("largest difference %.3g (%d nested renders)\n", worst, lazy->renders);
