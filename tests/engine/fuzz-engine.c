@@ -188,14 +188,14 @@ radius_of (double sigma)
   return sigma > 0.0 && sigma <= GBLUR_SIGMA_MAX ? gblur_radius (sigma) : 0.0;
 }
 
-/* The direct loops' folded taps for both passes: they work on vectors of
- * 16 samples and on blocks of 8 rows, so a thin image costs its padding. */
+/* The direct loops' folded taps for both passes: they work on strips of
+ * 64 samples and on blocks of 8 rows, so a thin image costs its padding. */
 static double
 direct_taps (int w, int h, int c, double sigma, double sigma_x, double sigma_y)
 {
   const double rx = radius_of (sigma == 0.0 ? sigma_x : sigma);
   const double ry = radius_of (sigma == 0.0 ? sigma_y : sigma);
-  const double row = (double) (((long) w * c + 15) / 16 * 16), rows = (double) (((long) h + 7) / 8 * 8);
+  const double row = (double) (((long) w * c + 63) / 64 * 64), rows = (double) (((long) h + 7) / 8 * 8);
 
   return row * h * (rx + 1) + (double) w * c * rows * (ry + 1);
 }

@@ -39,8 +39,7 @@ sample () {
   exec 2>/dev/null   # processes end while we read them
   while sleep 0.2; do
     n=$(grep -c -E "$2" "$1")
-    pids=$(for p in /proc/[0-9]*; do
-      [ "$(tr '\0' '\n' <"$p/cmdline" | head -n 1)" = "$plugin" ] && echo "${p#/proc/}"; done)
+    pids=$(pgrep -f "^$plugin ")
     [ -n "$pids" ] || continue
     role=warm-process
     for p in $(ps -o pid= --sort=start_time -p "$(echo $pids | tr ' ' ,)"); do
@@ -57,6 +56,7 @@ run () {
   : >"$work/$1.log"
   sample "$work/$1.log" "$2" "$work/$1.rss" &
   sampler=$!
+  trap 'kill $sampler 2>/dev/null' EXIT INT TERM   # a cancelled run leaves no sampler
   if [ "$major" = 3 ]; then
     in_gimp3 "$work" "XDG_DATA_HOME=$work/data GBLUR_VERBOSE=1 GIMP3_DIRECTORY=$profile \
       $(gimp_binary console) -i --batch-interpreter=plug-in-script-fu-eval --quit \
@@ -67,6 +67,7 @@ run () {
       >>"$work/$1.log" 2>&1
   fi
   kill $sampler; wait $sampler 2>/dev/null
+  trap - EXIT INT TERM
   echo $(($(date +%s) - t0)) >"$work/$1.seconds"
 }
 run warm "soak call [0-9]+ "

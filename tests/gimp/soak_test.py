@@ -140,6 +140,12 @@ def memory(name, path, done_total, bound, record):
                        f"{after[-1] / 1024:.1f} at the end, largest after {max(after) / 1024:.1f}")
         record(f"{name}: {role}'s resident memory flat after the warm-up (bound +{bound:g} MiB)", ok,
                figures[-1])
+    # GIMP and the warm process live through the whole run: unsampled, nothing was checked
+    for role in ("gimp", "warm-process"):
+        seen = any(r == role and any(c > warmup for c, _ in s) and any(0 < c <= warmup for c, _ in s)
+                   for (r, _), s in series.items())
+        if not seen:
+            record(f"{name}: the {role} sampled through the warm-up and after", False, "no such samples")
     return figures
 
 
