@@ -231,9 +231,9 @@ saved_size (FilesImage image, FilesLayer layer, const gchar *path, FilesSize *si
 }
 #endif
 
-/* FALSE with *error when GIMP cannot load `file`'s temporary file back as
- * `want`: its exporter may have missed a failed write on a disk that does
- * not look full (a quota, a network disk). */
+/* FALSE with *error when GIMP cannot load `file`'s temporary file back (an
+ * XCF: as `want`): its exporter may have missed a failed write on a disk
+ * that does not look full (a quota, a network disk). */
 static gboolean
 loads_back (const FilePlan *file, const FilesSize *want, GError **error)
 {
@@ -245,7 +245,11 @@ loads_back (const FilePlan *file, const FilesSize *want, GError **error)
       saved_size (back, NO_IMAGE, file->output, &got);
       gimp_image_delete (back);
     }
-  if (got.width == want->width && got.height == want->height && got.layers == want->layers)
+  /* Only XCF loads back as saved: a TIFF of a layer with an offset, a PSD or
+   * a PDF load back at sizes of their own. */
+  if (back != NO_IMAGE && (!files_plan_is_xcf (file->output)
+                           || (got.width == want->width && got.height == want->height
+                               && got.layers == want->layers)))
     return TRUE;
   g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR,
                _("what was written is cut short or unreadable (GIMP cannot load it back as saved): "

@@ -15,6 +15,8 @@
 #define TIFF_TILE_COUNTS   325
 #define TIFF_SHORT 3
 #define TIFF_LONG  4
+/* Directories followed at most: a loop of them ends there. */
+#define TIFF_MAX_PAGES 4096
 
 /* Reads `n` bytes at `offset`; FALSE when the file ends first. */
 static gboolean
@@ -61,19 +63,24 @@ tiff_value (FILE *f, const TiffEntry *t, guint i, gboolean big)
   return read_at (f, t->at + (gint64) i * size, v, size) ? (gint64) get (v, size, big) : -1;
 }
 
-/* The end of the data that the directory at `ifd` names (strips or tiles):
- * the largest offset plus count; -1 when the file ends before. */
+/* The end of the directory at `ifd` and of the data it names (strips or
+ * tiles): the largest offset plus count; *next: the next directory's
+ * place; -1 when the file ends before. */
 static gint64
-tiff_data_end (FILE *f, gint64 ifd, gboolean big)
+tiff_directory_end (FILE *f, gint64 ifd, gboolean big, gint64 *next)
 {
-  guchar    n2[2], e[12];
+  guchar    n2[2], e[12], at[4];
   TiffEntry offsets = { 0, 0, 0, 0 }, counts = { 0, 0, 0, 0 };
-  gint64    end = 0;
+  gint64    end;
   guint     n;
 
   if (!read_at (f, ifd, n2, 2))
     return -1;
   n = get (n2, 2, big);
+  end = ifd + 2 + 12 * (gint64) n + 4;
+  if (!read_at (f, end - 4, at, 4))
+    return -1;
+  *next = get (at, 4, big);
   for (guint i = 0; i < n; i++)
     {
       TiffEntry t;
@@ -88,9 +95,27 @@ tiff_data_end (FILE *f, gint64 ifd, gboolean big)
     }
   for (guint i = 0; i < offsets.count && i < counts.count && end >= 0; i++)
     {
-      gint64 at = tiff_value (f, &offsets, i, big), length = tiff_value (f, &counts, i, big);
+      gint64 place = tiff_value (f, &offsets, i, big), length = tiff_value (f, &counts, i, big);
 
-      end = at < 0 || length < 0 ? -1 : MAX (end, at + length);
+      end = place < 0 || length < 0 ? -1 : MAX (end, place + length);
+    }
+  return end;
+}
+
+/* The end of every directory of a TIFF (a page a layer) and of their data;
+ * -1 when the file ends before, or a directory lies in the header (one
+ * never written). */
+static gint64
+tiff_data_end (FILE *f, gint64 ifd, gboolean big)
+{
+  gint64 end = ifd < 8 ? -1 : 0;
+
+  for (guint pages = 0; ifd != 0 && end >= 0 && pages < TIFF_MAX_PAGES; pages++)
+    {
+      gint64 next = 0, here = ifd < 8 ? -1 : tiff_directory_end (f, ifd, big, &next);
+
+      end = here < 0 ? -1 : MAX (end, here);
+      ifd = next;
     }
   return end;
 }

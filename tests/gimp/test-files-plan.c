@@ -706,6 +706,13 @@ test_cut_short (void)
   /* A TIFF of one strip: 10 bytes at 38 (StripOffsets, StripByteCounts). */
   static const gchar tiff[] = "II*\0\x08\0\0\0" "\x02\0" "\x11\x01\x04\0\x01\0\0\0\x26\0\0\0"
                               "\x17\x01\x04\0\x01\0\0\0\x0a\0\0\0" "\0\0\0\0" "0123456789";
+  /* Two pages: the second directory's strip (10 bytes at 72) ends the file. */
+  static const gchar pages[] = "II*\0\x08\0\0\0" "\x02\0" "\x11\x01\x04\0\x01\0\0\0\x44\0\0\0"
+                               "\x17\x01\x04\0\x01\0\0\0\x04\0\0\0" "\x26\0\0\0" "\x02\0"
+                               "\x11\x01\x04\0\x01\0\0\0\x48\0\0\0" "\x17\x01\x04\0\x01\0\0\0\x0a\0\0\0"
+                               "\0\0\0\0" "ABCD" "0123456789";
+  /* A header whose directory was never written. */
+  static const gchar unwritten[] = "II*\0\0\0\0\0" "0123456789";
   static const gchar bmp[] = "BM\x14\0\0\0" "01234567890123";
   static const gchar webp[] = "RIFF\x0c\0\0\0WEBP" "01234567";
   const struct { const gchar *name; const gchar *data; gsize len; gboolean whole; } cases[] = {
@@ -713,6 +720,8 @@ test_cut_short (void)
     { "cut.jpg", jpeg_end, 3, FALSE }, { "whole.JPG", jpeg_end, 4, TRUE },
     { "empty.png", "", 0, FALSE }, { "any.tga", "x", 1, TRUE },
     { "cut.tif", tiff, sizeof tiff - 2, FALSE }, { "whole.tif", tiff, sizeof tiff - 1, TRUE },
+    { "cut-pages.tif", pages, sizeof pages - 2, FALSE }, { "pages.tif", pages, sizeof pages - 1, TRUE },
+    { "unwritten.tif", unwritten, sizeof unwritten - 1, FALSE },
     { "cut.bmp", bmp, sizeof bmp - 2, FALSE }, { "whole.bmp", bmp, sizeof bmp - 1, TRUE },
     { "cut.webp", webp, sizeof webp - 2, FALSE }, { "whole.webp", webp, sizeof webp - 1, TRUE } };
 
