@@ -60,8 +60,8 @@ trap 'exit 130' INT TERM
 # name, folded to lower case, in $work/names.
 tab=$(printf '\t')
 out_p=$(cd -P "$out" && pwd -P)
-same_dir () { # FOLDER: whether it is the output folder (an empty name never is)
-  [ -n "$1" ] && [ "$(cd -P "$1" 2>/dev/null && pwd -P)" = "$out_p" ]
+same_dir () { # FOLDER: whether it is the output folder (an empty name never is; a mount of it is)
+  [ -n "$1" ] && { [ "$(cd -P "$1" 2>/dev/null && pwd -P)" = "$out_p" ] || [ "$1" -ef "$out_p" ]; }
 }
 target_dir () { # FILE: the folder of the file its links lead to (POSIX: no readlink -f)
   t=$1 hops=0

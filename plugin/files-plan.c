@@ -408,18 +408,24 @@ keep_owner (const FilePlan *file, GError **error)
 }
 
 /* rename () that fails with EEXIST where `to` exists: RENAME_NOREPLACE, else
- * (a disk without it) a hard link, else (without those) a look first. */
+ * (a disk without it) a hard link, else (without those) a look first, which
+ * another run may beat. */
 static int
 rename_new (const gchar *from, const gchar *to)
 {
 #ifdef RENAME_NOREPLACE
   if (renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
     return 0;
-  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+  /* EPERM: a sandbox's filter (an existing `to` says EEXIST first) */
+  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP && errno != EPERM)
     return -1;
 #endif
+  /* Linked, the output is in place: the temporary name goes as it can. */
   if (link (from, to) == 0)
-    return unlink (from) == 0 || errno == ENOENT ? 0 : -1;
+    {
+      g_unlink (from);
+      return 0;
+    }
   if (errno != EPERM && errno != ENOTSUP && errno != ENOSYS)
     return -1;
   if (g_file_test (to, G_FILE_TEST_EXISTS) || g_file_test (to, G_FILE_TEST_IS_SYMLINK))
