@@ -159,9 +159,10 @@ blur_window (gblur_engine *engine, GeglBuffer *buffer, const PixelLayout *layout
     move_region (buffer, &t->halo, shape, layout, src.data, src.stride, FALSE);
   else
     pixel_rows_read (buffer, &t->halo, shape, layout, src.data, src.stride);
+  t->read = lap (t);
   if (lock)
     g_mutex_lock (lock);
-  t->read = lap (t);
+  t->alloc += lap (t);   /* waiting for another run is not this one's cost */
 
   params = pixel_shape_params (shape, layout, count_steps, &steps);
   status = gblur_engine_run_window (engine, &src, roi->x - t->halo.x, roi->y - t->halo.y, out,
