@@ -122,6 +122,19 @@ merge_visible (FilesImage image)
 
   return layer ? GIMP_DRAWABLE (layer) : NULL;
 }
+
+static gboolean
+remove_others (FilesImage image, FilesLayer keep)
+{
+  GimpLayer **top = gimp_image_get_layers (image);
+  gboolean    ok = TRUE;
+
+  for (gint i = 0; top && top[i]; i++)
+    if (gimp_item_get_id (GIMP_ITEM (top[i])) != gimp_item_get_id (GIMP_ITEM (keep)))
+      ok = gimp_image_remove_layer (image, top[i]) && ok;
+  g_free (top);
+  return ok;
+}
 #else
 static void
 add_layers (GArray *layers, const gint *items, gint n)
@@ -156,10 +169,25 @@ merge_visible (FilesImage image)
 {
   return gimp_image_merge_visible_layers (image, GIMP_CLIP_TO_IMAGE);
 }
+
+static gboolean
+remove_others (FilesImage image, FilesLayer keep)
+{
+  gint     n = 0;
+  gint    *top = gimp_image_get_layers (image, &n);
+  gboolean ok = TRUE;
+
+  for (gint i = 0; i < n; i++)
+    if (top[i] != keep)
+      ok = gimp_image_remove_layer (image, top[i]) && ok;
+  g_free (top);
+  return ok;
+}
 #endif
 
 /* The layers to blur: every layer, or the visible ones merged into one (a
- * lone layer as it is, so that the pixels are the one-file procedure's). */
+ * lone layer as it is, so that the pixels are the one-file procedure's),
+ * the hidden ones removed: a layered format would write them unblurred. */
 static GArray *
 layers_to_blur (FilesImage image, gboolean every_layer, GError **error)
 {
@@ -170,7 +198,7 @@ layers_to_blur (FilesImage image, gboolean every_layer, GError **error)
     return layers;
   g_array_set_size (layers, 0);
   merged = merge_visible (image);
-  if (merged == NO_IMAGE)
+  if (merged == NO_IMAGE || !remove_others (image, merged))
     {
       files_pdb_error (error, _("cannot merge its visible layers"));
       g_array_free (layers, TRUE);

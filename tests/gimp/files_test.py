@@ -60,7 +60,7 @@ def prepare(work, read_write):
     for d in ("files-out", "files-single", "files-tif", "files-err", "files-split", "files-parallel",
               "files-layers", "files-every", "files-merged", "files/sub.png", "files-clash/d1", "files-clash/d2",
               "files-own", "files-dot", "files-dot-out", "files-xcf-upper", "files-xcf-gz", "files-level0",
-              "files-jpeg-default", "files-jpeg-low", "files2-default"):
+              "files-jpeg-default", "files-jpeg-low", "files2-default", "files-hidden", "files-merged-hidden"):
         os.makedirs(f"{work}/{d}", exist_ok=True)
     for d in ("files-clash/d1/a.png", "files-clash/d1/a.PNG", "files-clash/d2/a.png", "files-own/a.png",
               "files-dot/.hidden.png"):
@@ -116,6 +116,12 @@ def scheme(version, work, scm_load, scm_call, scm_save):
                f"  (gimp-image-insert-layer img top 0 0)\n"
                f"  (gimp-layer-resize top {w} {h} {-x} {-y})\n"
                f"  {scm_save(version, 'img', 'top', f'{work}/files-layers/two.xcf')})\n")
+    # The same with the top layer hidden: a merge leaves it, unblurred.
+    out.append(f"(let* ({scm_load(version, f'{work}/gray8.png')}\n"
+               f"       (top (car {copy})))\n"
+               f"  (gimp-image-insert-layer img top 0 0)\n"
+               f"  (gimp-item-set-visible top FALSE)\n"
+               f"  {scm_save(version, 'img', 'top', f'{work}/files-hidden/hidden.xcf')})\n")
 
     def case(name, body):
         out.append(f"(gimp-message (if (catch #f {body} #t) \"CASE {name} CALL-SUCCEEDED\" "
@@ -133,6 +139,9 @@ def scheme(version, work, scm_load, scm_call, scm_save):
     for name, fmt, out_name in (("files-xcf-upper", "XCF", "two.XCF"), ("files-xcf-gz", "xcf.gz", "two.xcf.gz")):
         case(name, call(version, f"{work}/files-layers/*.xcf", f"{work}/{name}", SIGMA, fmt, every_layer=True))
         out.append(layer_count(version, f"{work}/{name}/{out_name}", name))
+    case("files-merged-hidden", call(version, f"{work}/files-hidden/*.xcf", f"{work}/files-merged-hidden",
+                                     SIGMA, "xcf"))
+    out.append(layer_count(version, f"{work}/files-merged-hidden/hidden.xcf", "files-merged-hidden"))
     case("files-dot", call(version, f"{work}/files-dot/*", f"{work}/files-dot-out", SIGMA))
     case("files-level0", call(version, f"{work}/files/f2.png", f"{work}/files-level0", SIGMA, png=0))
     if version == "2":   # PROC2 with -1 -1 is PROC
@@ -194,6 +203,9 @@ def check_export(version, work, log, read, record, called):
     for name in ("files-xcf-upper", "files-xcf-gz"):
         record(name, called(name) == "CALL-SUCCEEDED" and layers(name) == 2,
                f"{called(name)}, layers in the output: {layers(name)} (2 expected)")
+    name = "files-merged-hidden"
+    record(name, called(name) == "CALL-SUCCEEDED" and layers(name) == 1,
+           f"{called(name)}, layers in the merged output: {layers(name)} (1 expected: no hidden one unblurred)")
 
     def size(path):
         return os.path.getsize(path) if os.path.exists(path) else 0
