@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -59,12 +60,19 @@ check_folder (const gchar *folder, GError **error)
 }
 
 /* The writer's mark in its temporary names: its pid, a count, and a hash
- * of its host (a folder may be shared by machines; only this host's dead
- * writers can be known dead). */
+ * of its host and pid namespace (a folder may be shared by machines and
+ * by containers, whose pids repeat; only writers that share both with us
+ * can be known dead).  Not cached: a child may be in a new namespace. */
 static guint
 host_hash (void)
 {
-  return g_str_hash (g_get_host_name ());
+  gchar *ns = g_file_read_link ("/proc/self/ns/pid", NULL);
+  gchar *key = g_strconcat (g_get_host_name (), " ", ns ? ns : "", NULL);
+  guint  hash = g_str_hash (key);
+
+  g_free (key);
+  g_free (ns);
+  return hash;
 }
 
 static gchar *
@@ -101,19 +109,23 @@ exited (int pid)
   return dead;
 }
 
-/* Whether `name` (in a folder) is a temporary file of a writer of this host
- * that no longer runs. */
+/* Whether `path`, named `name`, is a temporary file of a writer that no
+ * longer runs: one of our host and namespace that exited, or any writer's
+ * untouched for FILES_STALE_SECONDS (another container's, killed). */
 static gboolean
-dead_writers (const gchar *name)
+dead_writers (const gchar *path, const gchar *name)
 {
-  int   pid = 0, end = 0;
-  guint count = 0, host = 0;
+  int      pid = 0, end = 0;
+  guint    count = 0, host = 0;
+  GStatBuf st;
 
   if (!g_str_has_prefix (name, FILES_TEMP_PREFIX)
       || sscanf (name + strlen (FILES_TEMP_PREFIX), "%d-%u-%8x-%n", &pid, &count, &host, &end) != 3
-      || end == 0 || host != host_hash () || pid <= 0)
+      || end == 0 || pid <= 0)
     return FALSE;
-  return exited (pid);
+  if (host == host_hash ())
+    return exited (pid);
+  return g_lstat (path, &st) == 0 && st.st_mtime < time (NULL) - FILES_STALE_SECONDS;
 }
 
 /* Removes the dead writers' temporary files in `folder`; how many. */
@@ -125,13 +137,13 @@ remove_stale (const gchar *folder)
   guint        removed = 0;
 
   while (dir && (name = g_dir_read_name (dir)))
-    if (dead_writers (name))
-      {
-        gchar *path = g_build_filename (folder, name, NULL);
+    {
+      gchar *path = g_build_filename (folder, name, NULL);
 
+      if (dead_writers (path, name))
         removed += g_unlink (path) == 0;
-        g_free (path);
-      }
+      g_free (path);
+    }
   if (dir)
     g_dir_close (dir);
   return removed;

@@ -37,6 +37,9 @@ typedef enum {
 
 /* Prefix of the temporary names in the output folder. */
 #define FILES_TEMP_PREFIX ".cgb-partial-"
+/* A temporary file of another host or pid namespace untouched this long is
+ * a killed writer's: an export writes its file in minutes. */
+#define FILES_STALE_SECONDS (24 * 60 * 60)
 
 typedef struct {
   gchar *input;    /* as the pattern matched it */

@@ -12,6 +12,7 @@ import re
 import shutil
 import socket
 import subprocess
+import time
 
 SIGMA = 3.0
 INPUTS = {"f1.png": "gray8.png", "f2.png": "rgba8.png", "f3.png": "rgb16.png"}
@@ -38,15 +39,42 @@ ERROR_CASES = [
 
 
 def host_hash():
-    """GLib's g_str_hash of the host's name: the writer's host in temporary names."""
+    """GLib's g_str_hash of the host's name and pid namespace: the writer's mark in temporary names."""
     h = 5381
-    for c in socket.gethostname().encode():
+    for c in f"{socket.gethostname()} {os.readlink('/proc/self/ns/pid')}".encode():
         h = (h * 33 + (c - 256 if c > 127 else c)) & 0xFFFFFFFF
     return h
 
 
 def temporary(pid, name):
     return f".cgb-partial-{pid}-0-{host_hash():08x}-{name}"
+
+
+def hold_zombie(work):
+    """The pid of a process that died and stays unreaped (a zombie: dead to the
+    plug-in, and its pid not reused by other processes meanwhile) until
+    release_zombie; its holder's pid in WORK/zombie-holder."""
+    holder = subprocess.Popen(["sh", "-c", "true & exec sleep 3600"], start_new_session=True)
+    with open(f"{work}/zombie-holder", "w") as f:
+        f.write(str(holder.pid))
+    for _ in range(500):
+        try:
+            with open(f"/proc/{holder.pid}/task/{holder.pid}/children") as f:
+                kids = f.read().split()
+            if kids and open(f"/proc/{kids[0]}/stat").read().split(") ")[1].startswith("Z"):
+                return int(kids[0])
+        except OSError:
+            pass
+        time.sleep(0.01)
+    raise RuntimeError("no zombie to hold")
+
+
+def release_zombie(work):
+    try:
+        with open(f"{work}/zombie-holder") as f:
+            os.kill(int(f.read()), 9)
+    except (OSError, ValueError):
+        pass
 
 
 def prepare(work, read_write):
@@ -68,9 +96,7 @@ def prepare(work, read_write):
     with open(f"{work}/files-out/f2.png", "wb") as f:
         f.write(SENTINEL)
     # A killed run's temporary file (its writer dead) and a running one's (pid 1 lives).
-    dead = subprocess.Popen(["true"])
-    dead.wait()
-    for pid, name in ((dead.pid, "f3.png"), (1, "f9.png")):
+    for pid, name in ((hold_zombie(work), "f3.png"), (1, "f9.png")):
         with open(f"{work}/files-out/{temporary(pid, name)}", "wb") as f:
             f.write(b"half-written")
 
@@ -263,6 +289,7 @@ def check_killed(work, log, read, record):
 
 
 def check(version, work, log, read, record, expected):
+    release_zombie(work)
     def called(name):
         m = re.findall(rf"CASE {name} (CALL-SUCCEEDED|CALL-FAILED)$", log, re.M)
         return m[-1] if m else "MISSING"

@@ -6,9 +6,11 @@
  * since the plan (overwrite off).  Linked with -Wl,--wrap= fsync, rename,
  * renameat2 and link: the calls are logged here.
  *   test-files-plan   (prints PASS/FAIL lines and "N passed, N failed") */
+#define _GNU_SOURCE 1   /* unshare */
 #include "config.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <utime.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -311,6 +314,78 @@ test_temporaries (void)
   g_free (message);
   g_free (dead);
   g_free (pid);
+}
+
+/* The temporary name for one/f.png of a writer alone in a pid namespace
+ * of its own (pid 1 there, as in a container); "" where none can be made. */
+static gchar *
+temp_in_new_namespace (void)
+{
+  int     pipe_fds[2];
+  gchar   buffer[4096] = "";
+  pid_t   child;
+  gssize  got = 0, n;
+
+  if (pipe (pipe_fds) != 0)
+    return g_strdup ("");
+  if ((child = fork ()) == 0)
+    {
+      pid_t inner;
+
+      if (unshare (CLONE_NEWPID) != 0)
+        _exit (1);
+      if ((inner = fork ()) == 0)
+        {
+          gchar     *message;
+          FilesPlan *p = plan ("one/*", "out", "", FALSE, &message);
+
+          if (p && write (pipe_fds[1], p->files[0].temp, strlen (p->files[0].temp)) < 0)
+            _exit (1);
+          _exit (0);
+        }
+      waitpid (inner, NULL, 0);
+      _exit (0);
+    }
+  close (pipe_fds[1]);
+  while ((n = read (pipe_fds[0], buffer + got, sizeof buffer - 1 - got)) > 0)
+    got += n;
+  buffer[got] = '\0';
+  close (pipe_fds[0]);
+  waitpid (child, NULL, 0);
+  return g_strdup (buffer);
+}
+
+/* Two containers' writers (pid 1 each) name different temporaries for one
+ * output; another namespace's or host's temporary file is left to it,
+ * unless untouched for FILES_STALE_SECONDS. */
+static void
+test_namespaces (void)
+{
+  gchar     *first = temp_in_new_namespace (), *second = temp_in_new_namespace (), *message;
+  gchar     *fresh = touch ("out/" FILES_TEMP_PREFIX "7-0-00000001-f.png");
+  gchar     *old = touch ("out/" FILES_TEMP_PREFIX "7-0-00000001-g.png");
+  gchar     *detail = g_strdup_printf ("%s, %s", first, second);
+  struct utimbuf long_ago = { time (NULL) - FILES_STALE_SECONDS - 60, time (NULL) - FILES_STALE_SECONDS - 60 };
+  FilesPlan *p;
+
+  if (!*first)
+    printf ("SKIP: writers in pid namespaces of their own (cannot make one: not root?)\n");
+  else
+    check (*second && strcmp (first, second) != 0,
+           "writers in two pid namespaces, pid 1 in each: different temporary names", detail);
+  utime (old, &long_ago);
+  p = plan ("one/*", "out", "", FALSE, &message);
+  check (p && g_file_test (fresh, G_FILE_TEST_EXISTS) && !g_file_test (old, G_FILE_TEST_EXISTS)
+         && p->stale == 1,
+         "another namespace's temporary file kept, one untouched for a day removed", message);
+  g_unlink (fresh);
+  files_plan_free (p);
+  g_free (message);
+  g_free (detail);
+  g_free (old);
+  g_free (fresh);
+  g_free (second);
+  g_free (first);
 }
 
 /* A writer killed but not yet reaped (a zombie: a container's init may
@@ -894,6 +969,7 @@ main (void)
   test_same_folder ();
   test_temporaries ();
   test_zombie_writer ();
+  test_namespaces ();
   test_zombie_leader ();
   test_commit ();
   test_commit_new ();
