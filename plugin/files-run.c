@@ -124,14 +124,26 @@ merge_visible (FilesImage image)
 }
 
 static gboolean
+any_visible (FilesImage image)
+{
+  GimpLayer **top = gimp_image_get_layers (image);
+  gboolean    seen = FALSE;
+
+  for (gint i = 0; top && top[i] && !seen; i++)
+    seen = gimp_item_get_visible (GIMP_ITEM (top[i]));
+  g_free (top);
+  return seen;
+}
+
+static gboolean
 remove_others (FilesImage image, FilesLayer keep)
 {
   GimpLayer **top = gimp_image_get_layers (image);
   gboolean    ok = TRUE;
 
-  for (gint i = 0; top && top[i]; i++)
+  for (gint i = 0; ok && top && top[i]; i++)
     if (gimp_item_get_id (GIMP_ITEM (top[i])) != gimp_item_get_id (GIMP_ITEM (keep)))
-      ok = gimp_image_remove_layer (image, top[i]) && ok;
+      ok = gimp_image_remove_layer (image, top[i]);
   g_free (top);
   return ok;
 }
@@ -171,15 +183,28 @@ merge_visible (FilesImage image)
 }
 
 static gboolean
+any_visible (FilesImage image)
+{
+  gint     n = 0;
+  gint    *top = gimp_image_get_layers (image, &n);
+  gboolean seen = FALSE;
+
+  for (gint i = 0; i < n && !seen; i++)
+    seen = gimp_item_get_visible (top[i]);
+  g_free (top);
+  return seen;
+}
+
+static gboolean
 remove_others (FilesImage image, FilesLayer keep)
 {
   gint     n = 0;
   gint    *top = gimp_image_get_layers (image, &n);
   gboolean ok = TRUE;
 
-  for (gint i = 0; i < n; i++)
+  for (gint i = 0; ok && i < n; i++)
     if (top[i] != keep)
-      ok = gimp_image_remove_layer (image, top[i]) && ok;
+      ok = gimp_image_remove_layer (image, top[i]);
   g_free (top);
   return ok;
 }
@@ -197,10 +222,23 @@ layers_to_blur (FilesImage image, gboolean every_layer, GError **error)
   if (every_layer || layers->len == 1)
     return layers;
   g_array_set_size (layers, 0);
+  /* GIMP 2.10 "merges" no visible layer into the active one. */
+  if (!any_visible (image))
+    {
+      g_set_error (error, BLUR_ERROR, BLUR_EXECUTION_ERROR, _("none of its layers is visible"));
+      g_array_free (layers, TRUE);
+      return NULL;
+    }
   merged = merge_visible (image);
-  if (merged == NO_IMAGE || !remove_others (image, merged))
+  if (merged == NO_IMAGE)
     {
       files_pdb_error (error, _("cannot merge its visible layers"));
+      g_array_free (layers, TRUE);
+      return NULL;
+    }
+  if (!remove_others (image, merged))
+    {
+      files_pdb_error (error, _("cannot remove its hidden layers"));
       g_array_free (layers, TRUE);
       return NULL;
     }

@@ -41,7 +41,11 @@ ERROR_CASES = [
 def host_hash():
     """GLib's g_str_hash of the host's name and pid namespace: the writer's mark in temporary names."""
     h = 5381
-    for c in f"{socket.gethostname()} {os.readlink('/proc/self/ns/pid')}".encode():
+    try:
+        ns = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        ns = ""
+    for c in f"{socket.gethostname()} {ns}".encode():
         h = (h * 33 + (c - 256 if c > 127 else c)) & 0xFFFFFFFF
     return h
 
@@ -54,7 +58,8 @@ def hold_zombie(work):
     """The pid of a process that died and stays unreaped (a zombie: dead to the
     plug-in, and its pid not reused by other processes meanwhile) until
     release_zombie; its holder's pid in WORK/zombie-holder."""
-    holder = subprocess.Popen(["sh", "-c", "true & exec sleep 3600"], start_new_session=True)
+    holder = subprocess.Popen(["sh", "-c", "true & exec sleep 1800"], start_new_session=True,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(f"{work}/zombie-holder", "w") as f:
         f.write(str(holder.pid))
     for _ in range(500):
@@ -88,7 +93,8 @@ def prepare(work, read_write):
     for d in ("files-out", "files-single", "files-tif", "files-err", "files-split", "files-parallel",
               "files-layers", "files-every", "files-merged", "files/sub.png", "files-clash/d1", "files-clash/d2",
               "files-own", "files-dot", "files-dot-out", "files-xcf-upper", "files-xcf-gz", "files-level0",
-              "files-jpeg-default", "files-jpeg-low", "files2-default", "files-hidden", "files-merged-hidden"):
+              "files-jpeg-default", "files-jpeg-low", "files2-default", "files-hidden", "files-merged-hidden",
+              "files-none-visible", "files-merged-none-visible"):
         os.makedirs(f"{work}/{d}", exist_ok=True)
     for d in ("files-clash/d1/a.png", "files-clash/d1/a.PNG", "files-clash/d2/a.png", "files-own/a.png",
               "files-dot/.hidden.png"):
@@ -148,6 +154,13 @@ def scheme(version, work, scm_load, scm_call, scm_save):
                f"  (gimp-image-insert-layer img top 0 0)\n"
                f"  (gimp-item-set-visible top FALSE)\n"
                f"  {scm_save(version, 'img', 'top', f'{work}/files-hidden/hidden.xcf')})\n")
+    # And with both layers hidden: nothing to merge.
+    out.append(f"(let* ({scm_load(version, f'{work}/gray8.png')}\n"
+               f"       (top (car {copy})))\n"
+               f"  (gimp-image-insert-layer img top 0 0)\n"
+               f"  (gimp-item-set-visible top FALSE)\n"
+               f"  (gimp-item-set-visible drw FALSE)\n"
+               f"  {scm_save(version, 'img', 'top', f'{work}/files-none-visible/none.xcf')})\n")
 
     def case(name, body):
         out.append(f"(gimp-message (if (catch #f {body} #t) \"CASE {name} CALL-SUCCEEDED\" "
@@ -168,6 +181,8 @@ def scheme(version, work, scm_load, scm_call, scm_save):
     case("files-merged-hidden", call(version, f"{work}/files-hidden/*.xcf", f"{work}/files-merged-hidden",
                                      SIGMA, "xcf"))
     out.append(layer_count(version, f"{work}/files-merged-hidden/hidden.xcf", "files-merged-hidden"))
+    case("files-merged-none-visible", call(version, f"{work}/files-none-visible/*.xcf",
+                                           f"{work}/files-merged-none-visible", SIGMA, "xcf"))
     case("files-dot", call(version, f"{work}/files-dot/*", f"{work}/files-dot-out", SIGMA))
     case("files-level0", call(version, f"{work}/files/f2.png", f"{work}/files-level0", SIGMA, png=0))
     if version == "2":   # PROC2 with -1 -1 is PROC
@@ -229,6 +244,11 @@ def check_export(version, work, log, read, record, called):
     for name in ("files-xcf-upper", "files-xcf-gz"):
         record(name, called(name) == "CALL-SUCCEEDED" and layers(name) == 2,
                f"{called(name)}, layers in the output: {layers(name)} (2 expected)")
+    name = "files-merged-none-visible"
+    written = os.listdir(f"{work}/{name}")
+    named = re.search(r"none\.xcf: FAILED, none of its layers is visible", log) is not None
+    record(name, called(name) == "CALL-FAILED" and named and not written,
+           f"{called(name)}, the file named with the reason: {named}, written: {written}")
     name = "files-merged-hidden"
     record(name, called(name) == "CALL-SUCCEEDED" and layers(name) == 1,
            f"{called(name)}, layers in the merged output: {layers(name)} (1 expected: no hidden one unblurred)")
