@@ -31,7 +31,8 @@ gimprc_quiet "$profile"
 
 # glibc's adaptive mmap threshold grows GIMP's heap in steps over the first
 # hundred files; a fixed one keeps its RSS flat, so only a leak grows it.
-malloc_env="GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072"
+# SOAK_MALLOC_ENV= (empty) soaks with glibc's defaults, as users run.
+malloc_env=${SOAK_MALLOC_ENV-GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072}
 
 # rss_of PID: VmRSS in KiB.
 rss_of () { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
