@@ -58,10 +58,11 @@
 #define THICK_REACH    2
 /* A band chunk of a layer of at most REST_MAX pixels (a 32 MP photo)
  * gets the whole layer instead when a band's halo would make it cost
- * REST_GAIN times its own pixels or more (a large blur): the rest of the
- * layer in bands would then cost more than one run over all of it, the
- * view's part included.  Not a larger layer: one chunk must not cost
- * many times what GIMP expects of it. */
+ * REST_GAIN times its own pixels or more (a large blur), and so much over
+ * the rows from it down (GIMP renders the rest top down: those above are
+ * done) that bands would cost at least one run over all of it, the view's
+ * part included.  Not a larger layer: one
+ * chunk must not cost many times what GIMP expects of it. */
 #define REST_GAIN      1.6
 #define REST_MAX       ((gint64) 32 << 20)
 
@@ -115,17 +116,21 @@ thick_of (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
 }
 
 /* Whether `band`'s halo makes it cost REST_GAIN times its own pixels in a
- * layer small enough for one run. */
+ * layer small enough for one run, and bands over the layer's rows from it
+ * down at least one run over all of it: a thin last band must not blur
+ * the whole layer again.  A sliver at the right edge (what runs before
+ * left) counts as BAND_COLS wide: it is no sample of the bands to come. */
 static gboolean
 bands_cost_more (const GeglRectangle *band, const GeglRectangle *box, gint radius)
 {
-  gdouble rows = band->height, cols = band->width;
+  gdouble rows = band->height, cols = MAX (band->width, MIN (BAND_COLS, box->width));
+  gdouble left = (gdouble) (box->y + box->height - band->y) / box->height;
   /* No halo is read beyond the layer's edges. */
   gint    sides_x = (band->x > box->x) + (band->x + band->width < box->x + box->width);
   gint    sides_y = (band->y > box->y) + (band->y + band->height < box->y + box->height);
+  gdouble cost = (rows + sides_y * radius) / rows * ((cols + sides_x * radius) / cols);
 
-  return !gegl_rectangle_is_empty (band) && area (box) <= REST_MAX
-         && (rows + sides_y * radius) / rows * ((cols + sides_x * radius) / cols) >= REST_GAIN;
+  return !gegl_rectangle_is_empty (band) && area (box) <= REST_MAX && cost >= REST_GAIN && cost * left >= 1;
 }
 
 /* `roi`'s rows from its left edge right. */

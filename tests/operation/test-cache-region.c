@@ -68,7 +68,8 @@ view_chunks (void)
  * the band from their first row down and their left edge right (at most
  * 2048 columns or their own width), at least 512 rows and four radii
  * tall, or the whole layer (up to 32 MP) when a band's halo would cost 1.6
- * times its pixels; the whole layer (an export) itself. */
+ * times its pixels and bands over the rows left would cost one whole run
+ * (not for a thin last band or a sliver); the whole layer (an export) itself. */
 static void
 rest_bands (void)
 {
@@ -80,7 +81,10 @@ rest_bands (void)
   GeglRectangle rt = operation_cached_region (&top, &box, 9);
   GeglRectangle rl = operation_cached_region (&left, &box, 9);
   GeglRectangle rr = operation_cached_region (&right, &box, 9);
+  GeglRectangle last = { 0, 3840, 4096, 160 }, sliver = { 5760, 1460, 240, 1080 };
+  GeglRectangle rsliver = operation_cached_region (&sliver, &box, 91);
   GeglRectangle rh = operation_cached_region (&right, &box, 150);
+  GeglRectangle rlast = operation_cached_region (&last, &box, 94);
   GeglRectangle big = { 0, 0, 20000, 15000 }, big_right = { 17960, 1460, 2040, 300 };
   GeglRectangle rb = operation_cached_region (&big_right, &big, 300);
   GeglRectangle outside = { -5000, 100, 256, 128 };
@@ -97,6 +101,10 @@ rest_bands (void)
   check (rr.x == right.x && rr.x + rr.width == 6000 && rr.y == right.y && rr.height == 512,
          "at the right edge, the band to the edge, 512 rows tall", &rr);
   check (gegl_rectangle_equal (&rh, &box), "with a large blur (radius 150), the whole layer", &rh);
+  check (gegl_rectangle_equal (&rsliver, &sliver),
+         "a sliver at the right edge (240 columns, radius 91): itself, not the whole layer", &rsliver);
+  check (gegl_rectangle_equal (&rlast, &last),
+         "a thin last band (160 rows, radius 94): itself, not the whole layer again", &rlast);
   check (rb.x == big_right.x && rb.x + rb.width == 20000 && rb.height == 1200,
          "not in a layer of over 32 MP: the band, four radii tall", &rb);
   check (gegl_rectangle_is_empty (&rn), "a request outside the layer gets nothing", &rn);
