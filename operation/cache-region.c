@@ -61,8 +61,8 @@
  * REST_GAIN times its own pixels or more (a large blur), and so much over
  * the rows from it down (GIMP renders the rest top down: those above are
  * done) that bands would cost at least one run over all of it, the view's
- * part included.  Not a larger layer: one
- * chunk must not cost many times what GIMP expects of it. */
+ * part included.  Not a larger layer: one chunk must not cost many times
+ * what GIMP expects of it. */
 #define REST_GAIN      1.6
 #define REST_MAX       ((gint64) 32 << 20)
 
@@ -118,8 +118,9 @@ thick_of (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
 /* Whether `band`'s halo makes it cost REST_GAIN times its own pixels in a
  * layer small enough for one run, and bands over the layer's rows from it
  * down at least one run over all of it: a thin last band must not blur
- * the whole layer again.  A sliver at the right edge (what runs before
- * left) counts as BAND_COLS wide: it is no sample of the bands to come. */
+ * the whole layer again.  A band narrower than BAND_COLS (or the layer)
+ * counts as that wide: a sliver at the right edge, what runs before left,
+ * is no sample of the bands to come. */
 static gboolean
 bands_cost_more (const GeglRectangle *band, const GeglRectangle *box, gint radius)
 {

@@ -82,9 +82,11 @@ rest_bands (void)
   GeglRectangle rl = operation_cached_region (&left, &box, 9);
   GeglRectangle rr = operation_cached_region (&right, &box, 9);
   GeglRectangle last = { 0, 3840, 4096, 160 }, sliver = { 5760, 1460, 240, 1080 };
-  GeglRectangle rsliver = operation_cached_region (&sliver, &box, 91);
+  GeglRectangle low_left = { 0, 3000, 640, 200 };
+  GeglRectangle rsliver = operation_cached_region (&sliver, &box, 120);
+  GeglRectangle rlow = operation_cached_region (&low_left, &box, 500);
   GeglRectangle rh = operation_cached_region (&right, &box, 150);
-  GeglRectangle rlast = operation_cached_region (&last, &box, 94);
+  GeglRectangle rlast = operation_cached_region (&last, &box, 150);
   GeglRectangle big = { 0, 0, 20000, 15000 }, big_right = { 17960, 1460, 2040, 300 };
   GeglRectangle rb = operation_cached_region (&big_right, &big, 300);
   GeglRectangle outside = { -5000, 100, 256, 128 };
@@ -102,9 +104,11 @@ rest_bands (void)
          "at the right edge, the band to the edge, 512 rows tall", &rr);
   check (gegl_rectangle_equal (&rh, &box), "with a large blur (radius 150), the whole layer", &rh);
   check (gegl_rectangle_equal (&rsliver, &sliver),
-         "a sliver at the right edge (240 columns, radius 91): itself, not the whole layer", &rsliver);
+         "a sliver at the right edge (240 columns, radius 120): itself, not the whole layer", &rsliver);
   check (gegl_rectangle_equal (&rlast, &last),
-         "a thin last band (160 rows, radius 94): itself, not the whole layer again", &rlast);
+         "a thin last band (160 rows, radius 150): itself, not the whole layer again", &rlast);
+  check (rlow.x == 0 && rlow.y == 3000 && rlow.y + rlow.height == 4000 && rlow.width == 2048,
+         "a band with a large halo (radius 500) in the last quarter of the rows: the band", &rlow);
   check (rb.x == big_right.x && rb.x + rb.width == 20000 && rb.height == 1200,
          "not in a layer of over 32 MP: the band, four radii tall", &rb);
   check (gegl_rectangle_is_empty (&rn), "a request outside the layer gets nothing", &rn);
