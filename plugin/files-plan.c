@@ -62,7 +62,7 @@ check_folder (const gchar *folder, GError **error)
 /* The writer's mark in its temporary names: its pid, a count, and a hash
  * of its host and pid namespace (a folder may be shared by machines and
  * by containers, whose pids repeat; only writers that share both with us
- * can be known dead).  Not cached: a child may be in a new namespace. */
+ * can be known dead).  Read once a plan. */
 static guint
 host_hash (void)
 {
@@ -76,13 +76,13 @@ host_hash (void)
 }
 
 static gchar *
-temp_name (const gchar *output)
+temp_name (const gchar *output, guint host)
 {
   static guint count;
   gchar       *dir = g_path_get_dirname (output), *base = g_path_get_basename (output), *temp;
 
   temp = g_strdup_printf ("%s%s" FILES_TEMP_PREFIX "%d-%u-%08x-%s", dir, G_DIR_SEPARATOR_S,
-                          (int) getpid (), count++, host_hash (), base);
+                          (int) getpid (), count++, host, base);
   g_free (dir);
   g_free (base);
   return temp;
@@ -110,10 +110,10 @@ exited (int pid)
 }
 
 /* Whether `path`, named `name`, is a temporary file of a writer that no
- * longer runs: one of our host and namespace that exited, or any writer's
- * untouched for FILES_STALE_SECONDS (another container's, killed). */
+ * longer runs: one of our host and namespace (`our_host`) that exited, or any
+ * writer's untouched for FILES_STALE_SECONDS (another container's, killed). */
 static gboolean
-dead_writers (const gchar *path, const gchar *name)
+dead_writers (const gchar *path, const gchar *name, guint our_host)
 {
   int      pid = 0, end = 0;
   guint    count = 0, host = 0;
@@ -123,14 +123,14 @@ dead_writers (const gchar *path, const gchar *name)
       || sscanf (name + strlen (FILES_TEMP_PREFIX), "%d-%u-%8x-%n", &pid, &count, &host, &end) != 3
       || end == 0 || pid <= 0)
     return FALSE;
-  if (host == host_hash ())
+  if (host == our_host)
     return exited (pid);
   return g_lstat (path, &st) == 0 && st.st_mtime < time (NULL) - FILES_STALE_SECONDS;
 }
 
 /* Removes the dead writers' temporary files in `folder`; how many. */
 static guint
-remove_stale (const gchar *folder)
+remove_stale (const gchar *folder, guint host)
 {
   GDir        *dir = g_dir_open (folder, 0, NULL);
   const gchar *name;
@@ -140,7 +140,7 @@ remove_stale (const gchar *folder)
     {
       gchar *path = g_build_filename (folder, name, NULL);
 
-      if (dead_writers (path, name))
+      if (dead_writers (path, name, host))
         removed += g_unlink (path) == 0;
       g_free (path);
     }
@@ -152,7 +152,7 @@ remove_stale (const gchar *folder)
 /* The plan for the files glob matched: folders counted and left out, as
  * are . and .. and temporary files. */
 static FilesPlan *
-plan_of (const glob_t *found, const gchar *folder, const gchar *format)
+plan_of (const glob_t *found, const gchar *folder, const gchar *format, guint host)
 {
   FilesPlan *plan = g_new0 (FilesPlan, 1);
 
@@ -174,7 +174,7 @@ plan_of (const glob_t *found, const gchar *folder, const gchar *format)
         }
       plan->files[plan->n].input = g_strdup (input);
       plan->files[plan->n].output = output_name (input, folder, format);
-      plan->files[plan->n].temp = temp_name (plan->files[plan->n].output);
+      plan->files[plan->n].temp = temp_name (plan->files[plan->n].output, host);
       plan->n++;
     }
   return plan;
@@ -289,6 +289,7 @@ files_plan_new (const gchar *pattern, const gchar *folder, const gchar *format, 
 {
   glob_t     found;
   FilesPlan *plan;
+  guint      host = host_hash ();
 
   if (!pattern || !*pattern)
     {
@@ -301,14 +302,14 @@ files_plan_new (const gchar *pattern, const gchar *folder, const gchar *format, 
   /* GLOB_PERIOD: `*` matches names beginning with a dot too. */
   if (glob (pattern, GLOB_PERIOD, NULL, &found) != 0)
     found.gl_pathc = 0;
-  plan = plan_of (&found, folder, format);
+  plan = plan_of (&found, folder, format, host);
   globfree (&found);
   if (!check_plan (plan, pattern, folder, overwrite, error))
     {
       files_plan_free (plan);
       return NULL;
     }
-  plan->stale = remove_stale (folder);
+  plan->stale = remove_stale (folder, host);
   return plan;
 }
 

@@ -140,27 +140,20 @@ def scheme(version, work, scm_load, scm_call, scm_save):
                    f"  {scm_call(version, 'img', 'drw', SIGMA, True)}\n"
                    f"  {scm_save(version, 'img', 'drw', f'{work}/files-single/{name}')})\n")
 
-    # Two layers: gray8, and over it an opaque copy cropped to LAYER_RECT.
+    # Two layers: gray8, and over it a copy, changed by `steps`, saved to `path`.
     copy = "(gimp-layer-copy drw)" if version == "3" else "(gimp-layer-copy drw FALSE)"
+
+    def two_layers(path, *steps):
+        out.append(f"(let* ({scm_load(version, f'{work}/gray8.png')}\n"
+                   f"       (top (car {copy})))\n"
+                   f"  (gimp-image-insert-layer img top 0 0)\n"
+                   + "".join(f"  {step}\n" for step in steps)
+                   + f"  {scm_save(version, 'img', 'top', f'{work}/{path}')})\n")
     x, y, w, h = LAYER_RECT
-    out.append(f"(let* ({scm_load(version, f'{work}/gray8.png')}\n"
-               f"       (top (car {copy})))\n"
-               f"  (gimp-image-insert-layer img top 0 0)\n"
-               f"  (gimp-layer-resize top {w} {h} {-x} {-y})\n"
-               f"  {scm_save(version, 'img', 'top', f'{work}/files-layers/two.xcf')})\n")
-    # The same with the top layer hidden: a merge leaves it, unblurred.
-    out.append(f"(let* ({scm_load(version, f'{work}/gray8.png')}\n"
-               f"       (top (car {copy})))\n"
-               f"  (gimp-image-insert-layer img top 0 0)\n"
-               f"  (gimp-item-set-visible top FALSE)\n"
-               f"  {scm_save(version, 'img', 'top', f'{work}/files-hidden/hidden.xcf')})\n")
-    # And with both layers hidden: nothing to merge.
-    out.append(f"(let* ({scm_load(version, f'{work}/gray8.png')}\n"
-               f"       (top (car {copy})))\n"
-               f"  (gimp-image-insert-layer img top 0 0)\n"
-               f"  (gimp-item-set-visible top FALSE)\n"
-               f"  (gimp-item-set-visible drw FALSE)\n"
-               f"  {scm_save(version, 'img', 'top', f'{work}/files-none-visible/none.xcf')})\n")
+    two_layers("files-layers/two.xcf", f"(gimp-layer-resize top {w} {h} {-x} {-y})")   # opaque, cropped
+    # The top layer hidden: a merge leaves it, unblurred; both hidden: nothing to merge.
+    two_layers("files-hidden/hidden.xcf", "(gimp-item-set-visible top FALSE)")
+    two_layers("files-none-visible/none.xcf", "(gimp-item-set-visible top FALSE)", "(gimp-item-set-visible drw FALSE)")
 
     def case(name, body):
         out.append(f"(gimp-message (if (catch #f {body} #t) \"CASE {name} CALL-SUCCEEDED\" "
