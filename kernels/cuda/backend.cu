@@ -20,7 +20,9 @@
  *        kernels with the taps in the kernel parameters (kernels-gray.cu);
  *   anything whose tile fits in shared memory           the fused kernel;
  *   the rest                                             vertical + horizontal
- *        kernels (both kernels-general.cu).
+ *        kernels (both kernels-general.cu); 16-bit codes in linear light
+ *        always take these two, from their region decoded to floats first
+ *        (general_decodes_first).
  * The first four serve only jobs with the same sigma on both axes
  * (gblur_job_isotropic); a job with a sigma per axis (radius 0 on one of
  * them included) goes to the general kernels, which take per-axis taps.
@@ -55,7 +57,8 @@ struct gblur_cuda {
   void         *region[SETS];
   void         *mid[SETS];
   void         *out[SETS];
-  size_t        region_cap[SETS], mid_cap[SETS], out_cap[SETS];
+  void         *decoded[SETS];      /* a region decoded to floats (general_decodes_first) */
+  size_t        region_cap[SETS], mid_cap[SETS], out_cap[SETS], decoded_cap[SETS];
   /* Device copies of the half kernels: weights[0..] the x taps (both axes'
    * when they share them), weights[WEIGHTS_Y..] the y taps otherwise. */
   float        *weights;            /* 2 * WEIGHTS_Y floats */
@@ -196,6 +199,7 @@ gblur_cuda_close (gblur_cuda *cuda)
       cudaFree (cuda->region[s]);
       cudaFree (cuda->mid[s]);
       cudaFree (cuda->out[s]);
+      cudaFree (cuda->decoded[s]);
       if (cuda->done[s])
         cudaEventDestroy (cuda->done[s]);
       for (int p = 0; p < 3; p++)
@@ -388,7 +392,8 @@ rgba_small_takes (const gblur_cuda *cuda, const gblur_job *job)
  * takes it.  The small RGBA, gray and tensor-core kernels use one set of taps (wx, rx)
  * for both passes: only for a job with the same taps on both axes. */
 static cudaError_t
-launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, cudaStream_t stream)
+launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, void *decoded,
+             cudaStream_t stream)
 {
   const gblur_sample sample = job->src->sample;
   const int          channels = job->src->channels;
@@ -415,7 +420,7 @@ launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, c
       if (e != cudaErrorNotSupported)
         return e;
     }
-  return launch_general (t, sample, channels, cuda->fused_shared_limit, stream);
+  return launch_general (t, sample, channels, cuda->fused_shared_limit, (float *) decoded, stream);
 }
 
 /* The message when the memory limit does not fit one tile. */
@@ -428,6 +433,14 @@ too_small (const gblur_job *job, char *err, size_t err_size)
   else
     snprintf (err, err_size, "device memory limit of %zu bytes is too small for radii %d (x) and %d (y)",
               job->memory_limit, job->radius_x, job->radius_y);
+}
+
+/* Device bytes a region pixel needs for its decoded floats: 0 unless the
+ * general kernels decode the job's samples first (launch_tile's last path). */
+static size_t
+decoded_bytes (const gblur_job *job)
+{
+  return general_decodes_first (job->src->sample, job->flags) ? job->src->channels * sizeof (float) : 0;
 }
 
 /* ---- host images: tiles double-buffered over the streams ---- */
@@ -465,6 +478,10 @@ reserve_sets (host_run *run, char *err, size_t err_size)
       CHECK_FAULT (alloc_fault (&cuda->out[s], &cuda->out_cap[s], faults, &run->n_alloc),
                    reserve (&cuda->out[s], &cuda->out_cap[s], (size_t) run->tiling.tile_h * run->tiling.tile_w * run->pixel_bytes),
                    "device allocation %d", run->n_alloc);
+      if (decoded_bytes (job))
+        CHECK_FAULT (alloc_fault (&cuda->decoded[s], &cuda->decoded_cap[s], faults, &run->n_alloc),
+                     reserve (&cuda->decoded[s], &cuda->decoded_cap[s], (size_t) reg_rows * reg_cols * decoded_bytes (job)),
+                     "device allocation %d", run->n_alloc);
     }
   return true;
 
@@ -502,7 +519,7 @@ queue_tile (host_run *run, int i, char *err, size_t err_size)
                "copy %d (upload of tile %d)", run->n_copy, i + 1);
   CHECK (cudaEventRecord (cuda->phase[s][1], st));
   CHECK_FAULT (i + 1 == faults->cuda_launch,
-               launch_tile (cuda, t, job, st),
+               launch_tile (cuda, t, job, cuda->decoded[s], st),
                "kernel launch of tile %d", i + 1);
   CHECK (cudaEventRecord (cuda->phase[s][2], st));
   CHECK_FAULT (fault_hit (faults->cuda_copy, &run->n_copy),
@@ -591,7 +608,8 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
   job->rows_valid = 0;
   if (max_h > 65535)
     max_h = 65535;
-  if (!plan (job, job->memory_limit / SETS, C * bytes, C * sizeof (float), C * bytes, max_h, &run.tiling))
+  if (!plan (job, job->memory_limit / SETS, C * bytes + decoded_bytes (job), C * sizeof (float), C * bytes, max_h,
+             &run.tiling))
     {
       too_small (job, err, err_size);
       return GBLUR_E_NOMEM;
@@ -646,8 +664,8 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
   int                n_alloc = 0, n_copy = 0, tile = 0;   /* for injected faults */
   const gblur_faults *faults = job->faults;
 
-  /* Only the float intermediate needs memory of ours. */
-  if (!plan (job, job->memory_limit, 0, C * sizeof (float), 0, 65535, &tiling))
+  /* Only the float intermediate (and a decoded region) needs memory of ours. */
+  if (!plan (job, job->memory_limit, decoded_bytes (job), C * sizeof (float), 0, 65535, &tiling))
     {
       too_small (job, err, err_size);
       return GBLUR_E_NOMEM;
@@ -664,6 +682,12 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
     CHECK_FAULT (alloc_fault (&cuda->mid[0], &cuda->mid_cap[0], faults, &n_alloc),
                  reserve (&cuda->mid[0], &cuda->mid_cap[0], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)),
                  "device allocation %d", n_alloc);
+    if (decoded_bytes (job))
+      CHECK_FAULT (alloc_fault (&cuda->decoded[0], &cuda->decoded_cap[0], faults, &n_alloc),
+                   reserve (&cuda->decoded[0], &cuda->decoded_cap[0],
+                            (size_t) gblur_read_span (tiling.tile_h, job->radius_y, job->geo.img_h) * reg_cols
+                              * decoded_bytes (job)),
+                   "device allocation %d", n_alloc);
     CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
                  upload_weights (cuda, job),
                  "copy %d (the weights)", n_copy);
@@ -683,7 +707,7 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
         t.dst_pitch = dst->stride;
         tile++;
         CHECK_FAULT (tile == faults->cuda_launch,
-                     launch_tile (cuda, t, job, st),
+                     launch_tile (cuda, t, job, cuda->decoded[0], st),
                      "kernel launch of tile %d", tile);
       }
   CHECK (cudaStreamSynchronize (st));

@@ -10,6 +10,8 @@
  * Each of the two passes has a shared-memory tiled form and, for radii whose
  * tile would not fit in shared memory, a direct form that reads through the
  * cache.  The conversions are the same arithmetic as cpu/convert.c.
+ *   decode_region     converts a tile's region to floats once, for samples
+ *                     whose decoding costs more than reading them (launch_general).
  *
  * The vertical pass uses the y taps (tile_wy (a), radius a.ry: a halo of ry rows),
  * the horizontal pass the x taps (a.wx, a.rx: rx columns); either radius may
@@ -17,6 +19,8 @@
 #include "device-common.cuh"
 #include "launchers.cuh"
 #include "samples.cuh"
+
+#include <type_traits>
 
 #define SHARED_LIMIT   (48 * 1024)
 #define V_BLOCK_X      32
@@ -56,6 +60,56 @@ mid_pixel (const cuda_tile &a, int y, int image_x, int C)
 {
   int rx = region_col (a, image_x);
   return (const float *) ((const char *) a.mid + (size_t) y * a.mid_pitch) + (size_t) rx * C;
+}
+
+/* ---- decoding ---- */
+
+/* Bytes between rows of a decoded region: reg_w pixels of C floats. */
+__host__ __device__ __forceinline__ size_t
+decoded_pitch (const cuda_tile &a, int C)
+{
+  return (size_t) a.rect.reg_w * C * sizeof (float);
+}
+
+/* The region as floats, linear light and premultiplied as the flags ask,
+ * into `out` (reg_h rows of decoded_pitch bytes). */
+template <typename T, int C>
+__global__ void
+decode_region (cuda_tile a, float *out)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= a.rect.reg_w || y >= a.rect.reg_h)
+    return;
+  float px[C];
+  load_pixel<T, C> (a, a.rect.reg_y0 + y, x, px);
+  float *o = (float *) ((char *) out + (size_t) y * decoded_pitch (a, C)) + (size_t) x * C;
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    o[c] = px[c];
+}
+
+/* A pixel of a decoded region (a.src, a.src_pitch), as one vector load
+ * where C allows: the rows are whole vectors, cudaMalloc aligns the start. */
+template <int C>
+__device__ __forceinline__ void
+load_decoded (const cuda_tile &a, int image_y, int region_x, float (&px)[C])
+{
+  const float *p = (const float *) (a.src + (size_t) (image_y - a.rect.reg_y0) * a.src_pitch) + (size_t) region_x * C;
+  if constexpr (C == 4)
+    {
+      float4 v = __ldg ((const float4 *) p);
+      px[0] = v.x, px[1] = v.y, px[2] = v.z, px[3] = v.w;
+    }
+  else if constexpr (C == 2)
+    {
+      float2 v = __ldg ((const float2 *) p);
+      px[0] = v.x, px[1] = v.y;
+    }
+  else
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      px[c] = __ldg (&p[c]);
 }
 
 /* ---- vertical pass ----
@@ -103,7 +157,19 @@ sum_taps (int r, float (&acc)[C], AddTap add_tap)
     }
 }
 
-template <typename T, int C, bool SAME_TAPS>
+/* A pixel of the region for the vertical pass: stored samples converted, or
+ * (DECODED) the floats of decode_region, read a pixel at a time. */
+template <typename T, int C, bool DECODED>
+__device__ __forceinline__ void
+vertical_input (const cuda_tile &a, int image_y, int region_x, float (&px)[C])
+{
+  if constexpr (DECODED)
+    load_decoded<C> (a, image_y, region_x, px);
+  else
+    load_pixel<T, C> (a, image_y, region_x, px);
+}
+
+template <typename T, int C, bool SAME_TAPS, bool DECODED>
 __global__ void
 vertical_direct (cuda_tile a)
 {
@@ -114,15 +180,15 @@ vertical_direct (cuda_tile a)
   int   iy = a.rect.out_y0 + y;
   float acc[C], up[C], down[C];
 
-  load_pixel<T, C> (a, iy, x, acc);
+  vertical_input<T, C, DECODED> (a, iy, x, acc);
   float w0 = __ldg (&taps_y<SAME_TAPS> (a)[0]);
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] *= w0;
   sum_taps<C> (radius_y<SAME_TAPS> (a), acc, [&] (int k, float (&sums)[C]) {
     float wk = __ldg (&taps_y<SAME_TAPS> (a)[k]);
-    load_pixel<T, C> (a, region_row (a, iy - k), x, up);
-    load_pixel<T, C> (a, region_row (a, iy + k), x, down);
+    vertical_input<T, C, DECODED> (a, region_row (a, iy - k), x, up);
+    vertical_input<T, C, DECODED> (a, region_row (a, iy + k), x, down);
 #pragma unroll
     for (int c = 0; c < C; c++)
       sums[c] += wk * (up[c] + down[c]);
@@ -132,7 +198,7 @@ vertical_direct (cuda_tile a)
 
 /* Shared tile: (V_ROWS + 2 ry) rows x V_BLOCK_X pixels, one plane per
  * channel so neighbouring threads read neighbouring words. */
-template <typename T, int C, bool SAME_TAPS>
+template <typename T, int C, bool SAME_TAPS, bool DECODED>
 __device__ __forceinline__ void
 vertical_load_strip (const cuda_tile &a, float *tile, int rows, int y0, int xs)
 {
@@ -140,7 +206,7 @@ vertical_load_strip (const cuda_tile &a, float *tile, int rows, int y0, int xs)
     {
       float px[C];
       int   iy = region_row (a, a.rect.out_y0 + y0 - radius_y<SAME_TAPS> (a) + i);
-      load_pixel<T, C> (a, iy, xs, px);
+      vertical_input<T, C, DECODED> (a, iy, xs, px);
 #pragma unroll
       for (int c = 0; c < C; c++)
         tile[(c * rows + i) * V_BLOCK_X + threadIdx.x] = px[c];
@@ -173,7 +239,7 @@ vertical_sum_strip (const cuda_tile &a, const float *tile, int rows, int y0, int
     }
 }
 
-template <typename T, int C, bool SAME_TAPS>
+template <typename T, int C, bool SAME_TAPS, bool DECODED>
 __global__ void
 vertical_tiled (cuda_tile a)
 {
@@ -183,7 +249,7 @@ vertical_tiled (cuda_tile a)
   const int y0 = blockIdx.y * V_ROWS;              /* first output row of the block */
   const int xs = min (x, a.rect.reg_w - 1);        /* keep loads inside the region */
 
-  vertical_load_strip<T, C, SAME_TAPS> (a, tile, rows, y0, xs);
+  vertical_load_strip<T, C, SAME_TAPS, DECODED> (a, tile, rows, y0, xs);
   __syncthreads ();
   if (x >= a.rect.reg_w)
     return;
@@ -562,40 +628,77 @@ launch_fused (const cuda_tile &a, size_t shared_limit, cudaStream_t stream)
   return launch_fused_shape<T, C, 512, 8> (a, shared_limit, stream);
 }
 
-/* Two kernels through the float intermediate: the fallback for any tile. */
-template <typename T, int C>
+/* The vertical kernel for the tile: tiled when its strip fits in shared
+ * memory, else direct. */
+template <typename T, int C, bool DECODED>
 static cudaError_t
-launch_two_pass (const cuda_tile &a, cudaStream_t stream)
+launch_vertical (const cuda_tile &a, cudaStream_t stream)
 {
   const dim3  v_block (V_BLOCK_X, V_BLOCK_Y);
+  const bool  same = tile_same_taps (a);
   size_t      v_shared = (size_t) (V_ROWS + 2 * a.ry) * V_BLOCK_X * C * sizeof (float);
-  size_t      h_shared = (size_t) (H_BLOCK + 2 * a.rx) * C * sizeof (float);
-  cudaError_t e;
 
   if (v_shared <= SHARED_LIMIT)
     {
       dim3 grid ((a.rect.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.rect.out_h + V_ROWS - 1) / V_ROWS);
-      e = tile_same_taps (a) ? launch_with_smem<vertical_tiled<T, C, true>> (grid, v_block, v_shared, stream, a)
-                             : launch_with_smem<vertical_tiled<T, C, false>> (grid, v_block, v_shared, stream, a);
+      return same ? launch_with_smem<vertical_tiled<T, C, true, DECODED>> (grid, v_block, v_shared, stream, a)
+                  : launch_with_smem<vertical_tiled<T, C, false, DECODED>> (grid, v_block, v_shared, stream, a);
     }
-  else
-    {
-      dim3 grid ((a.rect.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.rect.out_h + V_BLOCK_Y - 1) / V_BLOCK_Y);
-      e = tile_same_taps (a) ? launch_with_smem<vertical_direct<T, C, true>> (grid, v_block, 0, stream, a)
-                             : launch_with_smem<vertical_direct<T, C, false>> (grid, v_block, 0, stream, a);
-    }
-  if (e != cudaSuccess)
-    return e;
-  dim3 grid ((a.rect.out_w + H_BLOCK - 1) / H_BLOCK, a.rect.out_h);
+  dim3 grid ((a.rect.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.rect.out_h + V_BLOCK_Y - 1) / V_BLOCK_Y);
+  return same ? launch_with_smem<vertical_direct<T, C, true, DECODED>> (grid, v_block, 0, stream, a)
+              : launch_with_smem<vertical_direct<T, C, false, DECODED>> (grid, v_block, 0, stream, a);
+}
+
+/* The horizontal kernel: from the float intermediate to the stored type. */
+template <typename T, int C>
+static cudaError_t
+launch_horizontal (const cuda_tile &a, cudaStream_t stream)
+{
+  size_t h_shared = (size_t) (H_BLOCK + 2 * a.rx) * C * sizeof (float);
+  dim3   grid ((a.rect.out_w + H_BLOCK - 1) / H_BLOCK, a.rect.out_h);
+
   if (h_shared <= SHARED_LIMIT)
     return launch_with_smem<horizontal_tiled<T, C>> (grid, H_BLOCK, h_shared, stream, a);
   return launch_with_smem<horizontal_direct<T, C>> (grid, H_BLOCK, 0, stream, a);
 }
 
+/* Two kernels through the float intermediate: the fallback for any tile. */
 template <typename T, int C>
 static cudaError_t
-launch_typed (const cuda_tile &a, size_t fused_shared_limit, cudaStream_t stream)
+launch_two_pass (const cuda_tile &a, cudaStream_t stream)
 {
+  cudaError_t e = launch_vertical<T, C, false> (a, stream);
+  return e != cudaSuccess ? e : launch_horizontal<T, C> (a, stream);
+}
+
+/* The region decoded into `decoded` first, then the two passes, the
+ * vertical one reading the floats. */
+template <typename T, int C>
+static cudaError_t
+launch_decoded (const cuda_tile &a, float *decoded, cudaStream_t stream)
+{
+  const dim3  block (V_BLOCK_X, V_BLOCK_Y);
+  const dim3  grid ((a.rect.reg_w + V_BLOCK_X - 1) / V_BLOCK_X, (a.rect.reg_h + V_BLOCK_Y - 1) / V_BLOCK_Y);
+  cuda_tile   d = a;
+  cudaError_t e;
+
+  decode_region<T, C><<<grid, block, 0, stream>>> (a, decoded);
+  e = cudaGetLastError ();
+  if (e != cudaSuccess)
+    return e;
+  d.src = (const unsigned char *) decoded;
+  d.src_pitch = decoded_pitch (a, C);
+  e = launch_vertical<float, C, true> (d, stream);   /* the floats, whatever T */
+  return e != cudaSuccess ? e : launch_horizontal<T, C> (a, stream);
+}
+
+template <typename T, int C>
+static cudaError_t
+launch_typed (const cuda_tile &a, size_t fused_shared_limit, float *decoded, cudaStream_t stream)
+{
+  if constexpr (std::is_same_v<T, unsigned short>)
+    if (decoded)
+      return launch_decoded<T, C> (a, decoded, stream);
   cudaError_t e = launch_fused<T, C> (a, fused_shared_limit, stream);
   if (e != cudaErrorNotSupported)
     return e;
@@ -604,26 +707,33 @@ launch_typed (const cuda_tile &a, size_t fused_shared_limit, cudaStream_t stream
 
 template <typename T>
 static cudaError_t
-launch_channels (const cuda_tile &a, int channels, size_t fused_shared_limit, cudaStream_t stream)
+launch_channels (const cuda_tile &a, int channels, size_t fused_shared_limit, float *decoded,
+                 cudaStream_t stream)
 {
   switch (channels)
     {
-    case 1: return launch_typed<T, 1> (a, fused_shared_limit, stream);
-    case 2: return launch_typed<T, 2> (a, fused_shared_limit, stream);
-    case 3: return launch_typed<T, 3> (a, fused_shared_limit, stream);
-    default: return launch_typed<T, 4> (a, fused_shared_limit, stream);
+    case 1: return launch_typed<T, 1> (a, fused_shared_limit, decoded, stream);
+    case 2: return launch_typed<T, 2> (a, fused_shared_limit, decoded, stream);
+    case 3: return launch_typed<T, 3> (a, fused_shared_limit, decoded, stream);
+    default: return launch_typed<T, 4> (a, fused_shared_limit, decoded, stream);
     }
+}
+
+bool
+general_decodes_first (gblur_sample sample, unsigned flags)
+{
+  return sample == GBLUR_U16 && (flags & GBLUR_LINEAR_LIGHT);
 }
 
 cudaError_t
 launch_general (const cuda_tile &t, gblur_sample sample, int channels, size_t fused_shared_limit,
-                cudaStream_t stream)
+                float *decoded, cudaStream_t stream)
 {
   switch (sample)
     {
-    case GBLUR_U8: return launch_channels<unsigned char> (t, channels, fused_shared_limit, stream);
-    case GBLUR_U16: return launch_channels<unsigned short> (t, channels, fused_shared_limit, stream);
-    default: return launch_channels<float> (t, channels, fused_shared_limit, stream);
+    case GBLUR_U8: return launch_channels<unsigned char> (t, channels, fused_shared_limit, NULL, stream);
+    case GBLUR_U16: return launch_channels<unsigned short> (t, channels, fused_shared_limit, decoded, stream);
+    default: return launch_channels<float> (t, channels, fused_shared_limit, NULL, stream);
     }
 }
 

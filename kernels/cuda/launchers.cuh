@@ -10,9 +10,16 @@
 /* kernels-general.cu: any sample type and 1..4 channels, per-axis taps
  * (t.wx, t.rx horizontal; tile_wy (t), t.ry vertical; a radius may be 0).  The fused kernel
  * when its tile needs at most fused_shared_limit bytes of shared memory,
- * else the vertical and horizontal kernels through t.mid (float). */
+ * else the vertical and horizontal kernels through t.mid (float).  For
+ * samples general_decodes_first names, `decoded` (device memory of
+ * t.rect.reg_h x reg_w x channels floats) takes the region decoded first,
+ * and the two kernels read it. */
 cudaError_t launch_general (const cuda_tile &t, gblur_sample sample, int channels,
-                            size_t fused_shared_limit, cudaStream_t stream);
+                            size_t fused_shared_limit, float *decoded, cudaStream_t stream);
+/* Whether launch_general decodes such samples first: 16-bit codes in linear
+ * light, whose sRGB curve is a powf each, which the passes would repeat at
+ * every read of a sample. */
+bool general_decodes_first (gblur_sample sample, unsigned flags);
 /* cudaSuccess when the device has an image of this build's kernels. */
 cudaError_t general_kernels_loadable (void);
 

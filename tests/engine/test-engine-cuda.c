@@ -358,6 +358,32 @@ cuda_one_chunk_sums (gblur_engine *engine)
   free (dst.data);
 }
 
+/* 16-bit codes in linear light, which the general kernels decode to floats
+ * first: the vertical pass's tiled and direct forms, a sigma per axis (0 on
+ * one), one to four channels, in device memory, and under a memory limit
+ * that cuts a wide image into column tiles, each with its decoded region. */
+static void
+cuda_decoded (gblur_engine *engine)
+{
+  static const double sigmas[][2] = { { 1, 1 }, { 5, 5 }, { 15, 15 }, { 60, 60 }, { 2, 40 }, { 40, 0 } };
+  gblur_engine       *small = new_engine_forced ((size_t) 1 << 20, 0, GBLUR_FFT_AUTO, 0);
+
+  for (size_t i = 0; i < sizeof sigmas / sizeof sigmas[0]; i++)
+    for (int c = 1; c <= 4; c++)
+      {
+        unsigned     flags = GBLUR_LINEAR_LIGHT | (c % 2 == 0 ? GBLUR_PREMULTIPLY_ALPHA : 0);
+        gblur_params params = { .sigma_x = sigmas[i][0], .sigma_y = sigmas[i][1], .flags = flags };
+
+        blur_case_xy (engine, 211, 97, c, GBLUR_U16, sigmas[i][0], sigmas[i][1], flags, (size_t) c, 0,
+                      (int) (i % 2), "u16 decoded");
+        device_case (engine, 211, 97, c, GBLUR_U16, 8, 0, (int) (i % 2), &params, "u16 decoded");
+        if (sigmas[i][0] <= 15)
+          blur_case_xy (small, 1500, 61, c, GBLUR_U16, sigmas[i][0], sigmas[i][1], flags, 0, 0, 1,
+                        "u16 decoded, column tiles under 1 MiB");
+      }
+  gblur_engine_free (small);
+}
+
 /* Pinned host buffers from alloc_host, and one freed and handed out again. */
 static void
 cuda_pinned (gblur_engine *engine)
@@ -389,6 +415,7 @@ test_cuda_specific (gblur_engine *engine)
   cuda_odd_address (engine, cpu);
   cuda_misaligned_samples (engine);
   cuda_one_chunk_sums (engine);
+  cuda_decoded (engine);
   /* 8-bit gray in device memory, rows 16-byte aligned (the one-pass
    * tensor-core kernel) and at an odd address and pitch (it declines):
    * against the reference, the padding untouched. */
