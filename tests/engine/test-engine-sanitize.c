@@ -82,7 +82,9 @@ static const sanitize_case default_cases[] = {
   { 250, 70, 1, GBLUR_F32, 0, 30, 0, 0, "f32 gray past the one-channel kernels, radius 90: fused general" },
   { 150, 40, 4, GBLUR_U16, 0, 40, 0, 0, "fused general, wide tiles, radius 120" },
   { 150, 40, 4, GBLUR_F32, GBLUR_PREMULTIPLY_ALPHA, 0, 90, 0, "fused general, long sums, per axis" },
-  { 150, 40, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 0, 0, 90, "fused general, long sums down, radius 0 across" },
+  { 150, 40, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 0, 0, 90, "u16 decoded first, long sums down, radius 0 across" },
+  { 150, 40, 4, GBLUR_U16, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 0, 3, 20, "u16 decoded first, direct vertical pass" },
+  { 150, 40, 2, GBLUR_U16, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 2, 0, 0, "u16 decoded first, tiled vertical pass" },
   { 60, 20, 4, GBLUR_F32, 0, 0, 500, 0, "two-pass general, direct horizontal pass" },
   { 97, 61, 2, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 0, 2, 30, "general per axis" },
 };
@@ -108,6 +110,7 @@ static const sanitize_case tiled_cases[] = {
   { 263, 141, 4, GBLUR_U8, 0, 1, 0, 0, "tiled fused RGBA8" },
   { 257, 149, 1, GBLUR_U8, 0, 10, 0, 0, "tiled tensor-core gray8" },
   { 203, 180, 1, GBLUR_F32, 0, 0, 2, 30, "tiled general per axis" },
+  { 301, 203, 4, GBLUR_U16, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 2.5, 0, 0, "tiled u16 decoded first" },
 };
 
 /* The cases with the CUDA paths `skip` left out (var: the variable that
