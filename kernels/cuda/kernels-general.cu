@@ -732,7 +732,10 @@ launch_general (const cuda_tile &t, gblur_sample sample, int channels, size_t fu
   switch (sample)
     {
     case GBLUR_U8: return launch_channels<unsigned char> (t, channels, fused_shared_limit, NULL, stream);
-    case GBLUR_U16: return launch_channels<unsigned short> (t, channels, fused_shared_limit, decoded, stream);
+    case GBLUR_U16:
+      /* a buffer kept from an earlier job is not this job's to use */
+      return launch_channels<unsigned short> (t, channels, fused_shared_limit,
+                                              general_decodes_first (sample, t.flags) ? decoded : NULL, stream);
     default: return launch_channels<float> (t, channels, fused_shared_limit, NULL, stream);
     }
 }

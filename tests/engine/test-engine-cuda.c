@@ -381,6 +381,10 @@ cuda_decoded (gblur_engine *engine)
           blur_case_xy (small, 1500, 61, c, GBLUR_U16, sigmas[i][0], sigmas[i][1], flags, 0, 0, 1,
                         "u16 decoded, column tiles under 1 MiB");
       }
+  /* The decoded buffer is kept: a larger job without linear light after it
+   * must not take the decoded path (the buffer too small for it). */
+  blur_case_xy (engine, 1500, 900, 4, GBLUR_U16, 12, 12, GBLUR_PREMULTIPLY_ALPHA, 0, 0, 1,
+                "u16 without linear light after decoded ones");
   gblur_engine_free (small);
 }
 

@@ -85,6 +85,7 @@ static const sanitize_case default_cases[] = {
   { 150, 40, 3, GBLUR_U16, GBLUR_LINEAR_LIGHT, 0, 0, 90, "u16 decoded first, long sums down, radius 0 across" },
   { 150, 40, 4, GBLUR_U16, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 0, 3, 20, "u16 decoded first, direct vertical pass" },
   { 150, 40, 2, GBLUR_U16, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 2, 0, 0, "u16 decoded first, tiled vertical pass" },
+  { 400, 300, 4, GBLUR_U16, GBLUR_PREMULTIPLY_ALPHA, 2, 0, 0, "u16 larger, not decoded, after decoded ones" },
   { 60, 20, 4, GBLUR_F32, 0, 0, 500, 0, "two-pass general, direct horizontal pass" },
   { 97, 61, 2, GBLUR_U8, GBLUR_LINEAR_LIGHT | GBLUR_PREMULTIPLY_ALPHA, 0, 2, 30, "general per axis" },
 };

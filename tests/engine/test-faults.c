@@ -559,7 +559,7 @@ cuda_fault_case (const cuda_case *k)
   check (st == GBLUR_OK && tiles >= 4 && error_vs_reference (&dst, ref, k->w, k->wx, k->wy, k->wh) <= tol,
          "clean CUDA run: status %s, %d tiles (want >= 4)", gblur_status_name (st), tiles);
 
-  /* Allocations: 3 buffers per set, 2 sets.  Copies: 1 the weights, then
+  /* Allocations: 3 buffers per set (4 for 16-bit linear light), 2 sets.  Copies: 1 the weights, then
    * 2t the upload and 2t + 1 the download of tile t. */
   nspecs = 0;
   snprintf (specs[nspecs++], 40, "cuda-alloc:1");
