@@ -74,19 +74,23 @@ plain_free (gblur_host_pool *pool, unsigned char *base)
     free (base);
 }
 
-/* A kept page-locked buffer that holds `size` and not much more, or NULL. */
+/* The smallest kept page-locked buffer that holds `size`, or NULL.  A larger
+ * one serves a smaller run too: the canvas alternates regions and whole
+ * layers, and allocating page-locked memory costs more than reading it. */
 static unsigned char *
 pinned_take (gblur_host_pool *pool, size_t size)
 {
+  int best = -1;
+
   for (int i = 0; i < PINNED_KEPT; i++)
     if (pool->pinned_kept[i] && host_capacity (pool->pinned_kept[i]) >= size
-        && host_capacity (pool->pinned_kept[i]) <= 2 * size + ((size_t) 1 << 20))
-      {
-        unsigned char *base = pool->pinned_kept[i];
-        pool->pinned_kept[i] = NULL;
-        return base;
-      }
-  return NULL;
+        && (best < 0 || host_capacity (pool->pinned_kept[i]) < host_capacity (pool->pinned_kept[best])))
+      best = i;
+  if (best < 0)
+    return NULL;
+  unsigned char *base = pool->pinned_kept[best];
+  pool->pinned_kept[best] = NULL;
+  return base;
 }
 
 /* Frees kept page-locked buffers, from the first slot on, until one of

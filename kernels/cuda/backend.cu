@@ -5,32 +5,12 @@
  *
  * Host images are processed in tiles (stripes, or column blocks of them when
  * the memory limit asks) with halos, double-buffered over two streams, so
- * device memory stays under the engine's limit.  Which kernels a tile gets
- * (first that applies, launch_tile):
- *   8-bit RGBA stored as is, radius <= RGBA_SMALL_MAX_RADIUS    one fused
- *        pass with the taps in the kernel parameters (kernels-rgba.cu);
- *   8-bit gray stored as is, radius <= MMA_SMALL_MAX_RADIUS, sm_80+, src
- *        and dst 16-byte aligned    one fused pass on the tensor cores
- *        (kernels-mma-small.cu);
- *   8-bit gray (radius 9..512) or RGBA (radius MMA_RGBA_MIN_RADIUS..512),
- *        stored as is (no sRGB curve, no premultiplied alpha), sm_80+
- *        tensor cores, two passes through an fp16 intermediate
- *        (kernels-mma.cu);
- *   one channel (u8 or float), radius <= 64             the one-channel
- *        kernels with the taps in the kernel parameters (kernels-gray.cu);
- *   anything whose tile fits in shared memory           the fused kernel;
- *   the rest                                             vertical + horizontal
- *        kernels (both kernels-general.cu); 16-bit codes in linear light
- *        always take these two, from their region decoded to floats first
- *        (general_decodes_first).
- * The first four serve only jobs with the same sigma on both axes
- * (gblur_job_isotropic); a job with a sigma per axis (radius 0 on one of
- * them included) goes to the general kernels, which take per-axis taps.
- * So that tests can reach each kernel (gblur_config.cuda_skip):
- * GBLUR_CUDA_SKIP_MMA skips the tensor cores; GBLUR_CUDA_SKIP_GRAY puts one
- * channel on the general kernels and skips the small-radius RGBA kernel
- * (the tensor cores, sm_80+, then take RGBA);
- * GBLUR_CUDA_SKIP_FUSED skips the fused general kernel. */
+ * device memory stays under the engine's limit.  A tile gets the first path
+ * of launch_tile that takes it (docs/blur.md's table).  So that tests reach
+ * each kernel (gblur_config.cuda_skip): GBLUR_CUDA_SKIP_MMA skips the tensor
+ * cores; GBLUR_CUDA_SKIP_GRAY puts one channel on the general kernels and
+ * skips the small-radius RGBA kernel (the tensor cores, sm_80+, then take
+ * RGBA); GBLUR_CUDA_SKIP_FUSED skips the fused general kernel. */
 #include "driver.cuh"
 #include "launchers.cuh"
 #include "region.h"
@@ -388,9 +368,9 @@ rgba_small_takes (const gblur_cuda *cuda, const gblur_job *job)
          && job->radius_x <= RGBA_SMALL_MAX_RADIUS;
 }
 
-/* Queues the tile's kernels: the first path of the header's list that
- * takes it.  The small RGBA, gray and tensor-core kernels use one set of taps (wx, rx)
- * for both passes: only for a job with the same taps on both axes. */
+/* Queues the tile's kernels: the first path that takes it.  The small
+ * RGBA, gray and tensor-core kernels use one set of taps (wx, rx) for both
+ * passes: only for a job with the same taps on both axes. */
 static cudaError_t
 launch_tile (const gblur_cuda *cuda, const cuda_tile &t, const gblur_job *job, void *decoded,
              cudaStream_t stream)
@@ -435,8 +415,7 @@ too_small (const gblur_job *job, char *err, size_t err_size)
               job->memory_limit, job->radius_x, job->radius_y);
 }
 
-/* Device bytes a region pixel needs for its decoded floats: 0 unless the
- * general kernels decode the job's samples first (launch_tile's last path). */
+/* Device bytes a region pixel's decoded floats take; 0 for jobs not decoded first. */
 static size_t
 decoded_bytes (const gblur_job *job)
 {

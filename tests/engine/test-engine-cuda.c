@@ -406,6 +406,16 @@ cuda_pinned (gblur_engine *engine)
   if (again)
     memset (again, 0x5a, 1 << 20);
   gblur_engine_free_host (engine, again);
+  /* Kept larger buffers serve smaller runs: no new page-locked memory. */
+  void *big[2] = { gblur_engine_alloc_host (engine, 8 << 20), gblur_engine_alloc_host (engine, 8 << 20) };
+  gblur_engine_free_host (engine, big[0]);
+  gblur_engine_free_host (engine, big[1]);
+  void *small[2] = { gblur_engine_alloc_host (engine, 1 << 20), gblur_engine_alloc_host (engine, 1 << 20) };
+  check ((small[0] == big[0] || small[0] == big[1]) && (small[1] == big[0] || small[1] == big[1])
+           && small[0] != small[1],
+         "kept page-locked buffers of 8 MiB serve runs of 1 MiB");
+  gblur_engine_free_host (engine, small[0]);
+  gblur_engine_free_host (engine, small[1]);
 }
 
 /* Device-resident images and agreement with the CPU backend. */
