@@ -406,7 +406,9 @@ cuda_pinned (gblur_engine *engine)
   if (again)
     memset (again, 0x5a, 1 << 20);
   gblur_engine_free_host (engine, again);
-  /* Kept larger buffers serve smaller runs: no new page-locked memory. */
+  /* Kept larger buffers serve smaller runs: no new page-locked memory
+   * (the pool emptied first, so only these two are kept). */
+  gblur_engine_release_kept (engine);
   void *big[2] = { gblur_engine_alloc_host (engine, 8 << 20), gblur_engine_alloc_host (engine, 8 << 20) };
   gblur_engine_free_host (engine, big[0]);
   gblur_engine_free_host (engine, big[1]);
