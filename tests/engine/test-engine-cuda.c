@@ -418,6 +418,15 @@ cuda_pinned (gblur_engine *engine)
          "kept page-locked buffers of 8 MiB serve runs of 1 MiB");
   gblur_engine_free_host (engine, small[0]);
   gblur_engine_free_host (engine, small[1]);
+  /* The smallest that holds the request: 1 MiB from the 1 MiB one, 4 MiB from the 8. */
+  gblur_engine_release_kept (engine);
+  void *sized[2] = { gblur_engine_alloc_host (engine, 1 << 20), gblur_engine_alloc_host (engine, 8 << 20) };
+  gblur_engine_free_host (engine, sized[1]);
+  gblur_engine_free_host (engine, sized[0]);
+  void *one = gblur_engine_alloc_host (engine, 1 << 20), *four = gblur_engine_alloc_host (engine, 4 << 20);
+  check (one == sized[0] && four == sized[1], "a kept page-locked buffer of 1 MiB, not 8, serves 1 MiB");
+  gblur_engine_free_host (engine, one);
+  gblur_engine_free_host (engine, four);
 }
 
 /* Device-resident images and agreement with the CPU backend. */
