@@ -498,7 +498,7 @@ queue_tile (host_run *run, int i, char *err, size_t err_size)
                "copy %d (upload of tile %d)", run->n_copy, i + 1);
   CHECK (cudaEventRecord (cuda->phase[s][1], st));
   CHECK_FAULT (i + 1 == faults->cuda_launch,
-               launch_tile (cuda, t, job, decoded_bytes (job) ? cuda->decoded[s] : NULL, st),
+               launch_tile (cuda, t, job, cuda->decoded[s], st),
                "kernel launch of tile %d", i + 1);
   CHECK (cudaEventRecord (cuda->phase[s][2], st));
   CHECK_FAULT (fault_hit (faults->cuda_copy, &run->n_copy),
@@ -686,7 +686,7 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
         t.dst_pitch = dst->stride;
         tile++;
         CHECK_FAULT (tile == faults->cuda_launch,
-                     launch_tile (cuda, t, job, decoded_bytes (job) ? cuda->decoded[0] : NULL, st),
+                     launch_tile (cuda, t, job, cuda->decoded[0], st),
                      "kernel launch of tile %d", tile);
       }
   CHECK (cudaStreamSynchronize (st));

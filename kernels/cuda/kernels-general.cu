@@ -684,7 +684,7 @@ launch_general (const cuda_tile &t, gblur_sample sample, int channels, size_t fu
     {
     case GBLUR_U8: return launch_channels<unsigned char> (t, channels, fused_shared_limit, NULL, stream);
     case GBLUR_U16:
-      /* a buffer kept from an earlier job is not this job's to use */
+      /* the one place the rule is asked: a buffer kept from an earlier job is not this job's */
       return launch_channels<unsigned short> (t, channels, fused_shared_limit,
                                               general_decodes_first (sample, t.flags) ? decoded : NULL, stream);
     default: return launch_channels<float> (t, channels, fused_shared_limit, NULL, stream);
