@@ -7,8 +7,10 @@
 # (sampled here from /proc) flat after the first quarter of the calls.
 #   tests/gimp/soak-test.sh 2 BUILDDIR [CALLS [FILES [BOUND_MIB]]]
 #   tests/gimp/soak-test.sh 3.0|3.2 [DIR [CALLS [FILES [BOUND_MIB]]]]   in the chroot
-# Defaults: 1000 calls, 1000 files, bound 8 MiB.  Ends with two figures
-# lines (docs/testing.md) and "N passed, N failed".
+# Defaults: 1000 calls, 1000 files, bound 8 MiB.  SOAK_DEVICE_MEMORY=1 (on
+# a GPU, with GBLUR_BACKEND=cuda) checks the warm process's device memory
+# (nvidia-smi) the same way.  Ends with two figures lines (docs/testing.md)
+# and "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -36,19 +38,28 @@ malloc_env=${SOAK_MALLOC_ENV-GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072}
 
 # rss_of PID: VmRSS in KiB.
 rss_of () { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+# device_of PID: its device memory in KiB, from nvidia-smi's LIST.
+device_of () { echo "$2" | awk -F', *' -v p="$1" '$1 == p { print $2 * 1024 }'; }
 # sample LOG PATTERN OUT: every 0.2 s while GIMP runs, the calls done (lines
 # of LOG matching PATTERN) and the RSS of GIMP and of each plug-in process
-# (the oldest: the warm process) into OUT.
+# (the oldest: the warm process) into OUT; with SOAK_DEVICE_MEMORY=1 (the GPU
+# machine) each plug-in process's device memory into OUT.device.
 sample () {
-  local pids p n role parent
+  local pids p n role parent list= kib
   exec 2>/dev/null   # processes end while we read them
+  : >"$3.device"
   while sleep 0.2; do
     n=$(grep -c -E "$2" "$1")
     pids=$(pgrep -f "^$plugin ")
     [ -n "$pids" ] || continue
+    [ "${SOAK_DEVICE_MEMORY:-0}" = 1 ] &&
+      list=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits)
     role=warm-process
     for p in $(ps -o pid= --sort=start_time -p "$(echo $pids | tr ' ' ,)"); do
-      echo "$n $p $role $(rss_of "$p")"; role=plug-in
+      echo "$n $p $role $(rss_of "$p")"
+      kib=$(device_of "$p" "$list")
+      [ -n "$kib" ] && echo "$n $p $role $kib" >>"$3.device"
+      role=plug-in
       parent=$(awk '{ print $4 }' "/proc/$p/stat")
     done
     [ -n "$parent" ] && echo "$n $parent gimp $(rss_of "$parent")"

@@ -119,11 +119,12 @@ def check_outputs(name, items, record):
     return worst
 
 
-def memory(name, path, done_total, bound, record):
-    """Samples "calls pid role rss_kib": per process, the median of the last
-    quarter of the calls (a leak grows there; a moment's peak, such as GIMP
-    holding a picture, does not count) against the warm-up's (the first
-    quarter's) largest."""
+def memory(name, path, done_total, bound, record, what="resident memory", roles=("gimp", "warm-process")):
+    """Samples "calls pid role kib" (what: resident or device memory): per
+    process, the median of the last quarter of the calls (a leak grows
+    there; a moment's peak, such as GIMP holding a picture, does not count)
+    against the warm-up's (the first quarter's) largest.  Each of roles must
+    be sampled through the warm-up and after."""
     series = {}
     for line in open(path):
         if len(line.split()) != 4:   # a process that ended while it was read
@@ -140,18 +141,27 @@ def memory(name, path, done_total, bound, record):
             figures.append(f"{role}: too few samples ({len(warm)} in the warm-up, {len(after)} after)")
             continue
         ok = statistics.median(late) <= max(warm) + bound * 1024
-        figures.append(f"{role} {pid}: RSS {max(warm) / 1024:.1f} MiB in {warmup} warm-up calls, "
+        label = "RSS" if what == "resident memory" else what
+        figures.append(f"{role} {pid}: {label} {max(warm) / 1024:.1f} MiB in {warmup} warm-up calls, "
                        f"{statistics.median(late) / 1024:.1f} over the last {warmup} (median), "
                        f"{after[-1] / 1024:.1f} at the end, largest after {max(after) / 1024:.1f}")
-        record(f"{name}: {role}'s resident memory flat after the warm-up (bound +{bound:g} MiB)", ok,
+        record(f"{name}: {role}'s {what} flat after the warm-up (bound +{bound:g} MiB)", ok,
                figures[-1])
     # GIMP and the warm process live through the whole run: unsampled, nothing was checked
-    for role in ("gimp", "warm-process"):
+    for role in roles:
         seen = any(r == role and any(c > warmup for c, _ in s) and any(0 < c <= warmup for c, _ in s)
                    for (r, _), s in series.items())
         if not seen:
-            record(f"{name}: the {role} sampled through the warm-up and after", False, "no such samples")
+            record(f"{name}: the {role}'s {what} sampled through the warm-up and after", False, "no such samples")
     return figures
+
+
+def device_memory(name, work, done_total, bound, record):
+    """The warm process's device memory, where SOAK_DEVICE_MEMORY=1 had it sampled."""
+    if os.environ.get("SOAK_DEVICE_MEMORY") != "1":
+        return []
+    run = "warm" if name == "warm" else "files"
+    return memory(name, f"{work}/{run}.rss.device", done_total, bound, record, "device memory", ("warm-process",))
 
 
 def check(version, work, calls, files, bound):
@@ -168,6 +178,7 @@ def check(version, work, calls, files, bound):
     items = [(f"{work}/warm/{i}.png", read_input(p), p, s, lin) for i, (p, s, lin) in enumerate(plan(calls))]
     worst = check_outputs("warm", items, record)
     figs = memory("warm", f"{work}/warm.rss", calls, bound, record)
+    figs += device_memory("warm", work, calls, bound, record)
     print(f"warm soak: {calls} calls by name in one GIMP {version} in {seconds(work, 'warm')} s, worst "
           f"{worst:.2f} levels; " + "; ".join(figs))
 
@@ -180,6 +191,7 @@ def check(version, work, calls, files, bound):
     extra = len(os.listdir(f"{work}/folder-out")) - files
     record("folder: nothing left behind", not left and extra == 0, f"{len(left)} temporaries, {extra} extra files")
     figs = memory("folder", f"{work}/files.rss", files, bound, record)
+    figs += device_memory("folder", work, files, bound, record)
     print(f"folder soak: {files} files of {FILE_SIZE[0]}x{FILE_SIZE[1]} through {batch_test.files_test.PROC} "
           f"in GIMP {version} in {seconds(work, 'files')} s, worst {worst:.2f} levels; " + "; ".join(figs))
     print(f"{sum(results)} passed, {len(results) - sum(results)} failed")

@@ -39,13 +39,15 @@
 # $LOGDIR (default the same).  Exit status: non-zero if the build, or any
 # suite or sanitizer run failed.
 #   tests/gpu/gpu-check.sh [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only]
-#                      [--sanitizer-only] [--fuzz-seconds N] [--fuzz-only]
+#                      [--no-build] [--sanitizer-only] [--fuzz-seconds N] [--fuzz-only]
 # (--no-suites: not steps 1 and 2; with --no-sanitizer --no-bench as well,
 # only the GIMP steps run; --sanitizer-only: builds only the engine and its
 # two test programs and runs step 3 alone: about 2 minutes on the H200,
 # docs/performance.md; --fuzz-only: builds only the engine and the fuzzer
 # and runs step 4 alone, FUZZ_SEED=S repeating a run.  SANITIZER_TIMEOUT=
-# seconds stops each sanitizer run after that long, as a failure.)
+# seconds stops each sanitizer run after that long, as a failure; --no-build:
+# runs the programs already in $BUILD_DIR, built elsewhere with --build-only
+# and GPU_ARCH of this GPU.)
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build-gpu}
@@ -53,8 +55,8 @@ LOGDIR=${LOGDIR:-$BUILD}
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null 2>&1 || NVCC=/usr/local/cuda/bin/nvcc
 ARCH=${GPU_ARCH:-native}
-suites=1 bench=1 sanitize=1 huge=1 build_only=0 only_sanitizer=0 only_fuzz=0 fuzz_seconds=120
-usage="usage: $0 [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only] [--sanitizer-only]
+suites=1 bench=1 sanitize=1 huge=1 build_only=0 no_build=0 only_sanitizer=0 only_fuzz=0 fuzz_seconds=120
+usage="usage: $0 [--no-suites] [--no-bench] [--no-sanitizer] [--no-huge] [--build-only] [--no-build] [--sanitizer-only]
        [--fuzz-seconds N] [--fuzz-only]"
 while [ $# -gt 0 ]; do
   a=$1; shift
@@ -68,12 +70,14 @@ while [ $# -gt 0 ]; do
     --no-sanitizer) sanitize=0 ;;
     --no-huge) huge=0 ;;
     --build-only) build_only=1 ;;
+    --no-build) no_build=1 ;;
     --sanitizer-only) only_sanitizer=1 suites=0 huge=0 bench=0 sanitize=1 fuzz_seconds=0 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$BUILD" "$LOGDIR"
 
+if [ $no_build = 0 ]; then
 FLAGS="-O3 -g -lineinfo -arch=$ARCH -DHAVE_CUDA -Ikernels -Xcompiler -Wall,-Wextra"
 build_start=$(date +%s)
 # Objects compile side by side (kernels-general.cu alone takes about a minute).
@@ -145,6 +149,7 @@ if [ $only_sanitizer = 0 ] && [ $only_fuzz = 0 ]; then
 fi
 set +e
 echo "== build: $(( $(date +%s) - build_start )) s"
+fi
 [ $build_only = 1 ] && exit 0
 
 status=0
