@@ -57,12 +57,12 @@
  * over (a large blur), and GIMP's next rows are in the thicker one. */
 #define THICK_REACH    2
 /* A band chunk of a layer of at most REST_MAX pixels (a 32 MP photo)
- * gets the layer's rows from it down instead (GIMP renders the rest top
- * down: those above are done) when a band's halo would make it cost
+ * gets the whole layer instead when a band's halo would make it cost
  * REST_GAIN times its own pixels or more (a large blur), and so much over
- * those rows that bands would cost at least one run over all the layer,
- * the view's part included.  Not a larger layer: one chunk must not cost
- * many times what GIMP expects of it. */
+ * the rows from it down (GIMP renders the rest top down: those above are
+ * done) that bands would cost at least one run over all of it, the view's
+ * part included.  Not a larger layer: one chunk must not cost many times
+ * what GIMP expects of it. */
 #define REST_GAIN      1.6
 #define REST_MAX       ((gint64) 32 << 20)
 
@@ -118,7 +118,7 @@ thick_of (const GeglRectangle *roi, const GeglRectangle *box, gint radius)
 /* Whether `band`'s halo makes it cost REST_GAIN times its own pixels in a
  * layer small enough for one run, and bands over the layer's rows from it
  * down at least one run over all of it: a thin last band must not blur
- * the rows left again.  A band narrower than BAND_COLS (or the layer)
+ * the whole layer again.  A band narrower than BAND_COLS (or the layer)
  * counts as that wide: a sliver at the right edge, what runs before left,
  * is no sample of the bands to come. */
 static gboolean
@@ -132,16 +132,6 @@ bands_cost_more (const GeglRectangle *band, const GeglRectangle *box, gint radiu
   gdouble cost = (rows + sides_y * radius) / rows * ((cols + sides_x * radius) / cols);
 
   return !gegl_rectangle_is_empty (band) && area (box) <= REST_MAX && cost >= REST_GAIN && cost * left >= 1;
-}
-
-/* The layer's rows from `roi`'s first down: those above are done. */
-static GeglRectangle
-rest_of (const GeglRectangle *roi, const GeglRectangle *box)
-{
-  GeglRectangle region = { box->x, roi->y, box->width, box->y + box->height - roi->y };
-
-  gegl_rectangle_intersect (&region, &region, box);
-  return region;
 }
 
 /* `roi`'s rows from its left edge right. */
@@ -213,7 +203,7 @@ operation_cached_region (const GeglRectangle *roi, const GeglRectangle *box, gin
     {
       GeglRectangle band = band_of (roi, box, radius);
 
-      return bands_cost_more (&band, box, radius) ? rest_of (roi, box) : band;
+      return bands_cost_more (&band, box, radius) ? *box : band;
     }
   /* Rounded down to 16: at a mipmap level GEGL asks for 2 pixels more on
    * each side, which must not double the block. */
