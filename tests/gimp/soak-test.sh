@@ -39,13 +39,13 @@ malloc_env=${SOAK_MALLOC_ENV-GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072}
 # rss_of PID: VmRSS in KiB.
 rss_of () { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 # device_of PID: its device memory in KiB, from nvidia-smi's LIST.
-device_of () { echo "$2" | awk -F', *' -v p="$1" '$1 == p { print $2 * 1024 }'; }
+device_of () { echo "$2" | awk -F', *' -v p="$1" '$1 == p && $2 ~ /^[0-9]+$/ { print $2 * 1024 }'; }
 # sample LOG PATTERN OUT: every 0.2 s while GIMP runs, the calls done (lines
 # of LOG matching PATTERN) and the RSS of GIMP and of each plug-in process
 # (the oldest: the warm process) into OUT; with SOAK_DEVICE_MEMORY=1 (the GPU
 # machine) each plug-in process's device memory into OUT.device.
 sample () {
-  local pids p n role parent list= kib
+  local pids p n role parent= list= kib
   exec 2>/dev/null   # processes end while we read them
   : >"$3.device"
   while sleep 0.2; do

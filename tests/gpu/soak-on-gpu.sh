@@ -3,7 +3,9 @@
 # (tests/gimp/soak-test.sh) in the relocatable GIMP 2.10, the CUDA backend
 # forced: every result within 1 level, nothing left behind, and resident and
 # device memory (nvidia-smi) flat after the warm-up.  Two GIMPs side by side
-# to fit one call: CALLS calls (and 40 files), FILES files (and 40 calls).
+# to fit one call: CALLS calls (and 40 files), FILES files (and 144 calls:
+# a warm-up of 36, every picture, sigma and light once, so that CUDA's
+# modules, loaded on first use, load in it).
 #   tests/gpu/soak-on-gpu.sh BUNDLE PLUGIN [CALLS [FILES]]
 # BUNDLE: ../shared/tools/gimp-gpu/make-gimp210-bundle.sh; PLUGIN:
 # cuda-gaussian-blur built --with-gimp=2 --with-cuda-arch=90, stripped.
@@ -20,11 +22,14 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 export GIMP2_CONSOLE=/opt/gimp210/run-gimp.sh GBLUR_BACKEND=cuda SOAK_DEVICE_MEMORY=1 LANG=C.UTF-8
 "$here/../gimp/soak-test.sh" 2 /tmp/gpu-soak "${3:-1000}" 40 >"$OUT/soak-calls.log" 2>&1 &
 calls=$!
-"$here/../gimp/soak-test.sh" 2 /tmp/gpu-soak 40 "${4:-1000}" >"$OUT/soak-files.log" 2>&1
+"$here/../gimp/soak-test.sh" 2 /tmp/gpu-soak 144 "${4:-1000}" >"$OUT/soak-files.log" 2>&1
 rc=$?
 wait $calls || rc=1
 for f in calls files; do
   echo "== soak-$f"
-  grep -E '^(PASS|FAIL)|soak: |passed, ' "$OUT/soak-$f.log"
+  grep -E '^(PASS|FAIL)|soak: |passed, ' "$OUT/soak-$f.log" || tail -n 5 "$OUT/soak-$f.log"
+  # A failed soak keeps its folder: its logs and samples come back.
+  kept=$(sed -n 's/^kept //p' "$OUT/soak-$f.log")
+  [ -z "$kept" ] || { mkdir -p "$OUT/kept-$f" && cp "$kept"/*.log "$kept"/*.rss* "$OUT/kept-$f/"; }
 done
 exit $rc
