@@ -1,7 +1,7 @@
 #!/bin/sh
 # On the GPU machine: the canvas benchmark inside the GIMP 3 bundle's GEGL,
 # the operation as built here beside older builds, in one run.
-#   tests/gpu/canvas-on-gpu.sh [--profile|--quick] BUNDLE BENCH NEW_DIR [NAME=OLD_DIR]...
+#   tests/gpu/canvas-on-gpu.sh [--profile|--quick|--tables] BUNDLE BENCH NEW_DIR [NAME=OLD_DIR]...
 # BUNDLE: the GIMP 3 bundle (../shared/tools/gimp-gpu/make-gimp3-bundle.sh);
 # BENCH: tests/operation/canvas-bench and each DIR's cuda-gaussian-blur.so
 # built in that bundle's chroot (tests/env/gimp3-chroot.sh 3.0, configure
@@ -12,11 +12,12 @@
 # whole-layer render; each older build's rows; then merges and one-request
 # renders, new and old alternately.  --profile: first each build's slider
 # steps with GBLUR_PROFILE, raw (tests/operation/canvas_profile.py makes the
-# timeline of profile-*.log); --quick: the profiles and the u8 table only.
+# timeline of profile-*.log); --quick: the profiles and the u8 table only;
+# --tables: each build's u8 and u16 tables only.
 set -u
 mode=full
-case ${1:-} in --profile|--quick) mode=${1#--}; shift ;; esac
-bundle=${1:?usage: canvas-on-gpu.sh [--profile|--quick] BUNDLE BENCH NEW_DIR [NAME=OLD_DIR]...}
+case ${1:-} in --profile|--quick|--tables) mode=${1#--}; shift ;; esac
+bundle=${1:?usage: canvas-on-gpu.sh [--profile|--quick|--tables] BUNDLE BENCH NEW_DIR [NAME=OLD_DIR]...}
 bench=${2:?BENCH}
 new=$(cd "${3:?NEW_DIR}" && pwd) || exit 1
 shift 3
@@ -39,7 +40,7 @@ profile () { # NAME MODULE_DIR ARGS...: one build's steps, profiled
   GEGL_PATH=$dir:$G /tmp/canvas-bench --profile --steps 3 --op none --op cuda:gaussian-blur \
     --ref none "$@" >"$OUT/profile-$name.md" 2>"$OUT/profile-$name.log" || failed=$((failed + 1))
 }
-if [ "$mode" != full ]; then
+if [ "$mode" = profile ] || [ "$mode" = quick ]; then
   profile new-u8 "$new"
   profile new-u16 "$new" --depth 16
   for o in "$@"; do profile "${o%%=*}-u8" "${o#*=}"; done
@@ -47,13 +48,14 @@ fi
 run new-u8 "$new" --check
 if [ "$mode" != quick ]; then
   run new-u16 "$new" --check --depth 16
-  run new-u8-corner "$new" --check --corner --op cuda:gaussian-blur --ref cuda:gaussian-blur --zoom 1
+  [ "$mode" = tables ] ||
+    run new-u8-corner "$new" --check --corner --op cuda:gaussian-blur --ref cuda:gaussian-blur --zoom 1
 fi
 for o in "$@"; do
   run "${o%%=*}-u8" "${o#*=}" --op cuda:gaussian-blur --ref cuda:gaussian-blur
   [ "$mode" = quick ] || run "${o%%=*}-u16" "${o#*=}" --op cuda:gaussian-blur --ref cuda:gaussian-blur --depth 16
 done
-if [ "$mode" != quick ]; then
+if [ "$mode" = full ] || [ "$mode" = profile ]; then
   for r in 1 2; do
     run merge-new-$r "$new" --merge --steps 3 --op cuda:gaussian-blur
     for o in "$@"; do run "merge-${o%%=*}-$r" "${o#*=}" --merge --steps 3 --op cuda:gaussian-blur; done
