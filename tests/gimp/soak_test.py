@@ -156,12 +156,11 @@ def memory(name, path, done_total, bound, record, what="resident memory", roles=
     return figures
 
 
-def device_memory(name, work, done_total, bound, record):
-    """The warm process's device memory, where SOAK_DEVICE_MEMORY=1 had it sampled."""
+def device_memory(name, rss_path, done_total, bound, record):
+    """The warm process's device memory, where SOAK_DEVICE_MEMORY=1 had it sampled beside rss_path."""
     if os.environ.get("SOAK_DEVICE_MEMORY") != "1":
         return []
-    run = "warm" if name == "warm" else "files"
-    return memory(name, f"{work}/{run}.rss.device", done_total, bound, record, "device memory", ("warm-process",))
+    return memory(name, f"{rss_path}.device", done_total, bound, record, "device memory", ("warm-process",))
 
 
 def check(version, work, calls, files, bound):
@@ -178,7 +177,7 @@ def check(version, work, calls, files, bound):
     items = [(f"{work}/warm/{i}.png", read_input(p), p, s, lin) for i, (p, s, lin) in enumerate(plan(calls))]
     worst = check_outputs("warm", items, record)
     figs = memory("warm", f"{work}/warm.rss", calls, bound, record)
-    figs += device_memory("warm", work, calls, bound, record)
+    figs += device_memory("warm", f"{work}/warm.rss", calls, bound, record)
     print(f"warm soak: {calls} calls by name in one GIMP {version} in {seconds(work, 'warm')} s, worst "
           f"{worst:.2f} levels; " + "; ".join(figs))
 
@@ -191,7 +190,7 @@ def check(version, work, calls, files, bound):
     extra = len(os.listdir(f"{work}/folder-out")) - files
     record("folder: nothing left behind", not left and extra == 0, f"{len(left)} temporaries, {extra} extra files")
     figs = memory("folder", f"{work}/files.rss", files, bound, record)
-    figs += device_memory("folder", work, files, bound, record)
+    figs += device_memory("folder", f"{work}/files.rss", files, bound, record)
     print(f"folder soak: {files} files of {FILE_SIZE[0]}x{FILE_SIZE[1]} through {batch_test.files_test.PROC} "
           f"in GIMP {version} in {seconds(work, 'files')} s, worst {worst:.2f} levels; " + "; ".join(figs))
     print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
