@@ -2,6 +2,7 @@
 #include "gblur-internal.h"
 
 #include "region.h"
+#include "tuning.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -277,4 +278,62 @@ gblur_fit_tile_height (const gblur_geometry *geo, int tile_w, int max_h,
         hi = mid - 1;
     }
   return lo;
+}
+
+int
+gblur_plan_tiles (const gblur_geometry *geo, size_t budget, size_t reg_elem, size_t mid_elem,
+                  size_t out_elem, int max_h, gblur_tiling *tiling)
+{
+  int tile_w = geo->win_w;
+
+  for (;;)
+    {
+      int h = gblur_fit_tile_height (geo, tile_w, max_h, budget, reg_elem, mid_elem, out_elem);
+      if (h > 0)
+        {
+          tiling->tile_w = tile_w;
+          tiling->tile_h = h;
+          return 1;
+        }
+      if (tile_w == 1)
+        return 0;
+      tile_w = (tile_w + 1) / 2;
+    }
+}
+
+/* Pixels the tiles along one axis read together: each its span of the image. */
+static double
+axis_reads (int win_len, int tile_len, int radius, int img_len)
+{
+  double sum = 0;
+
+  for (int at = 0; at < win_len; at += tile_len)
+    sum += gblur_read_span (min_int (tile_len, win_len - at), radius, img_len);
+  return sum;
+}
+
+double
+gblur_tiling_reads (const gblur_geometry *geo, const gblur_tiling *tiling)
+{
+  return axis_reads (geo->win_w, tiling->tile_w, geo->radius_x, geo->img_w)
+         * axis_reads (geo->win_h, tiling->tile_h, geo->radius_y, geo->img_h);
+}
+
+int
+gblur_plan_tiles_extra (const gblur_geometry *geo, size_t budget, size_t reg_elem, size_t extra,
+                        size_t mid_elem, size_t out_elem, int max_h, gblur_tiling *tiling,
+                        int *with_extra)
+{
+  gblur_tiling more;
+
+  *with_extra = 0;
+  if (!gblur_plan_tiles (geo, budget, reg_elem, mid_elem, out_elem, max_h, tiling))
+    return 0;
+  if (extra && gblur_plan_tiles (geo, budget, reg_elem + extra, mid_elem, out_elem, max_h, &more)
+      && gblur_tiling_reads (geo, &more) <= CUDA_DECODE_READ_GAIN * gblur_tiling_reads (geo, tiling))
+    {
+      *tiling = more;
+      *with_extra = 1;
+    }
+  return 1;
 }

@@ -92,6 +92,21 @@ int  gblur_fit_tile_height (const gblur_geometry *geo, int tile_w, int max_h,
                             size_t budget, size_t reg_elem, size_t mid_elem,
                             size_t out_elem);
 
+/* A tiling of the window for a byte budget a tile (bytes as above): full-width
+ * stripes when they fit, else ever narrower columns.  0 when not even one
+ * pixel's column fits. */
+int    gblur_plan_tiles (const gblur_geometry *geo, size_t budget, size_t reg_elem, size_t mid_elem,
+                         size_t out_elem, int max_h, gblur_tiling *tiling);
+/* Region pixels that the tiles of `tiling` read together, halos included
+ * (at most: a region at the image's edge reads less). */
+double gblur_tiling_reads (const gblur_geometry *geo, const gblur_tiling *tiling);
+/* As gblur_plan_tiles, with `extra` bytes more a region pixel when that
+ * plan reads at most CUDA_DECODE_READ_GAIN times the region pixels of the
+ * plan without them; *with_extra says which was taken. */
+int    gblur_plan_tiles_extra (const gblur_geometry *geo, size_t budget, size_t reg_elem, size_t extra,
+                               size_t mid_elem, size_t out_elem, int max_h, gblur_tiling *tiling,
+                               int *with_extra);
+
 /* The normalised half kernel: weights[0..radius].  Sigma 0 (radius 0) gives
  * { 1 }. */
 void gblur_make_weights (double sigma, int radius, float *weights);

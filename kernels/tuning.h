@@ -60,6 +60,10 @@
  * their most bytes together: a 6000x4000 16-bit layer's input and output on the canvas. */
 #define PINNED_KEPT 4
 #define PINNED_KEEP_BYTES ((size_t) 384 << 20)
+/* A 16-bit linear-light run on CUDA decodes its regions to floats first only when its tiles, made
+ * smaller by the floats, read at most this times the region pixels of tiles without them: at large
+ * radii the smaller tiles would read their halos many times over, or not fit at all. */
+#define CUDA_DECODE_READ_GAIN 2.0
 /* 8-bit RGBA stored as is goes to the tensor cores from this radius on. */
 #define MMA_RGBA_MIN_RADIUS 1
 

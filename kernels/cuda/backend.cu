@@ -222,6 +222,16 @@ gblur_cuda_host_free (void *ptr)
 
 /* ---- device memory ---- */
 
+/* Frees a device buffer (one a run does not use: kept buffers stay within
+ * the memory limit). */
+static void
+release (void **buf, size_t *cap)
+{
+  cudaFree (*buf);
+  *buf = NULL;
+  *cap = 0;
+}
+
 /* An injected allocation failure leaves the buffer as a failed cudaMalloc
  * in reserve() would: freed. */
 static bool
@@ -229,9 +239,7 @@ alloc_fault (void **buf, size_t *cap, const gblur_faults *faults, int *count)
 {
   if (!fault_hit (faults->cuda_alloc, count))
     return false;
-  cudaFree (*buf);
-  *buf = NULL;
-  *cap = 0;
+  release (buf, cap);
   return true;
 }
 
@@ -241,9 +249,7 @@ reserve (void **buf, size_t *cap, size_t size)
 {
   if (*cap >= size)
     return cudaSuccess;
-  cudaFree (*buf);
-  *buf = NULL;
-  *cap = 0;
+  release (buf, cap);
   cudaError_t e = cudaMalloc (buf, size);
   if (e == cudaSuccess)
     *cap = size;
@@ -296,27 +302,6 @@ upload_weights (gblur_cuda *cuda, const gblur_job *job)
 }
 
 /* ---- tiles ---- */
-
-/* Tile size for a per-set byte budget; full-width stripes when they fit. */
-static int
-plan (const gblur_job *job, size_t budget, size_t reg_elem, size_t mid_elem, size_t out_elem,
-      int max_h, gblur_tiling *tiling)
-{
-  int tile_w = job->geo.win_w;
-  for (;;)
-    {
-      int h = gblur_fit_tile_height (&job->geo, tile_w, max_h, budget, reg_elem, mid_elem, out_elem);
-      if (h > 0)
-        {
-          tiling->tile_w = tile_w;
-          tiling->tile_h = h;
-          return 1;
-        }
-      if (tile_w == 1)
-        return 0;
-      tile_w = (tile_w + 1) / 2;
-    }
-}
 
 /* Tile (tx, ty) of the job with the backend's taps and tables; the caller
  * fills in where its samples are.  wy_offset is 0 exactly when the job has
@@ -415,7 +400,8 @@ too_small (const gblur_job *job, char *err, size_t err_size)
               job->memory_limit, job->radius_x, job->radius_y);
 }
 
-/* Device bytes a region pixel's decoded floats take; 0 for jobs not decoded first. */
+/* Device bytes a region pixel's decoded floats take where a run decodes
+ * first (gblur_plan_tiles_extra decides); 0 for jobs that never do. */
 static size_t
 decoded_bytes (const gblur_job *job)
 {
@@ -431,6 +417,7 @@ struct host_run {
   gblur_tiling  tiling;
   int           tiles_x, ntiles;
   size_t        pixel_bytes;      /* of a stored pixel */
+  int           decode;           /* regions decoded first (decoded_bytes) */
   int           completed;        /* tiles reported to progress */
   int           n_alloc, n_copy;  /* for injected faults */
 };
@@ -457,10 +444,12 @@ reserve_sets (host_run *run, char *err, size_t err_size)
       CHECK_FAULT (alloc_fault (&cuda->out[s], &cuda->out_cap[s], faults, &run->n_alloc),
                    reserve (&cuda->out[s], &cuda->out_cap[s], (size_t) run->tiling.tile_h * run->tiling.tile_w * run->pixel_bytes),
                    "device allocation %d", run->n_alloc);
-      if (decoded_bytes (job))
+      if (run->decode)
         CHECK_FAULT (alloc_fault (&cuda->decoded[s], &cuda->decoded_cap[s], faults, &run->n_alloc),
                      reserve (&cuda->decoded[s], &cuda->decoded_cap[s], (size_t) reg_rows * reg_cols * decoded_bytes (job)),
                      "device allocation %d", run->n_alloc);
+      else
+        release (&cuda->decoded[s], &cuda->decoded_cap[s]);
     }
   return true;
 
@@ -498,7 +487,7 @@ queue_tile (host_run *run, int i, char *err, size_t err_size)
                "copy %d (upload of tile %d)", run->n_copy, i + 1);
   CHECK (cudaEventRecord (cuda->phase[s][1], st));
   CHECK_FAULT (i + 1 == faults->cuda_launch,
-               launch_tile (cuda, t, job, cuda->decoded[s], st),
+               launch_tile (cuda, t, job, run->decode ? cuda->decoded[s] : NULL, st),
                "kernel launch of tile %d", i + 1);
   CHECK (cudaEventRecord (cuda->phase[s][2], st));
   CHECK_FAULT (fault_hit (faults->cuda_copy, &run->n_copy),
@@ -587,8 +576,8 @@ gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size)
   job->rows_valid = 0;
   if (max_h > 65535)
     max_h = 65535;
-  if (!plan (job, job->memory_limit / SETS, C * bytes + decoded_bytes (job), C * sizeof (float), C * bytes, max_h,
-             &run.tiling))
+  if (!gblur_plan_tiles_extra (&job->geo, job->memory_limit / SETS, C * bytes, decoded_bytes (job),
+                               C * sizeof (float), C * bytes, max_h, &run.tiling, &run.decode))
     {
       too_small (job, err, err_size);
       return GBLUR_E_NOMEM;
@@ -641,10 +630,12 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
   gblur_tiling       tiling;
   cudaStream_t       st = cuda->stream[0];
   int                n_alloc = 0, n_copy = 0, tile = 0;   /* for injected faults */
+  int                decode;
   const gblur_faults *faults = job->faults;
 
   /* Only the float intermediate (and a decoded region) needs memory of ours. */
-  if (!plan (job, job->memory_limit, decoded_bytes (job), C * sizeof (float), 0, 65535, &tiling))
+  if (!gblur_plan_tiles_extra (&job->geo, job->memory_limit, 0, decoded_bytes (job), C * sizeof (float), 0, 65535,
+                               &tiling, &decode))
     {
       too_small (job, err, err_size);
       return GBLUR_E_NOMEM;
@@ -661,12 +652,14 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
     CHECK_FAULT (alloc_fault (&cuda->mid[0], &cuda->mid_cap[0], faults, &n_alloc),
                  reserve (&cuda->mid[0], &cuda->mid_cap[0], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)),
                  "device allocation %d", n_alloc);
-    if (decoded_bytes (job))
+    if (decode)
       CHECK_FAULT (alloc_fault (&cuda->decoded[0], &cuda->decoded_cap[0], faults, &n_alloc),
                    reserve (&cuda->decoded[0], &cuda->decoded_cap[0],
                             (size_t) gblur_read_span (tiling.tile_h, job->radius_y, job->geo.img_h) * reg_cols
                               * decoded_bytes (job)),
                    "device allocation %d", n_alloc);
+    else
+      release (&cuda->decoded[0], &cuda->decoded_cap[0]);
     CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
                  upload_weights (cuda, job),
                  "copy %d (the weights)", n_copy);
@@ -686,7 +679,7 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
         t.dst_pitch = dst->stride;
         tile++;
         CHECK_FAULT (tile == faults->cuda_launch,
-                     launch_tile (cuda, t, job, cuda->decoded[0], st),
+                     launch_tile (cuda, t, job, decode ? cuda->decoded[0] : NULL, st),
                      "kernel launch of tile %d", tile);
       }
   CHECK (cudaStreamSynchronize (st));

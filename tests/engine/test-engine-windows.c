@@ -5,12 +5,51 @@
 #include "config.h"
 #endif
 #include "gblur.h"
+#include "gblur-internal.h"
 #include "reference.h"
 #include "test-engine.h"
+#include "tuning.h"
 #include "test-util.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The CUDA backend's tiles for a 6000x4000 RGBA 16-bit layer in linear
+ * light (8 bytes a stored pixel, 16 decoded) under the default limit: the
+ * regions decoded first where that keeps the tiles, not where it would
+ * read the halos many times over or not fit at all. */
+void
+test_cuda_tile_plan (void)
+{
+  static const struct { int radius, decode; } cases[] = { { 3, 1 }, { 300, 1 }, { 900, 0 }, { 1800, 0 },
+                                                          { 4500, 0 } };
+  const size_t budget = GBLUR_DEFAULT_MEMORY_LIMIT / 2;
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      int            r = cases[i].radius, decode = -1;
+      gblur_geometry geo = { 6000, 4000, 0, 0, 6000, 4000, r, r };
+      gblur_tiling   plain = { 0, 0 }, got = { 0, 0 };
+      int            ok_plain = gblur_plan_tiles (&geo, budget, 8, 16, 8, 500, &plain);
+      int            ok = gblur_plan_tiles_extra (&geo, budget, 8, 16, 16, 8, 500, &got, &decode);
+
+      check (ok_plain && ok && decode == cases[i].decode
+               && gblur_tiling_reads (&geo, &got) <= CUDA_DECODE_READ_GAIN * gblur_tiling_reads (&geo, &plain)
+               && (decode || (got.tile_w == plain.tile_w && got.tile_h == plain.tile_h)),
+             "cuda tile plan, radius %d: planned %d, decoded %d (want %d), tiles %dx%d (plain %dx%d)", r, ok,
+             decode, cases[i].decode, got.tile_w, got.tile_h, plain.tile_w, plain.tile_h);
+    }
+  {
+    gblur_geometry geo = { 6000, 4000, 0, 0, 6000, 4000, 100, 100 };
+    gblur_tiling   whole = { 6000, 4000 }, halves = { 6000, 2000 };
+    int            decode = -1;
+
+    check (gblur_tiling_reads (&geo, &whole) == 6000.0 * 4000
+             && gblur_tiling_reads (&geo, &halves) == 6000.0 * 2 * 2200
+             && gblur_plan_tiles_extra (&geo, budget, 8, 0, 16, 8, 500, &whole, &decode) && decode == 0,
+           "cuda tile plan: region pixels read, and nothing decoded without decoded bytes");
+  }
+}
 
 /* Tiles and stripes: small memory limits force many stripes and column
  * blocks; several thread counts. */

@@ -115,6 +115,7 @@ run_suite (void)
     test_cuda_paths ();
 #endif
   test_tiling ();
+  test_cuda_tile_plan ();
   test_deferred_reason ();
   test_deferred_cuda ();
   if (backend == GBLUR_BACKEND_CPU)

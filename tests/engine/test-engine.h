@@ -61,6 +61,7 @@ void test_long_sums (gblur_engine *engine, const char *label);
 /* test-engine-windows.c: windows, tiles, progress and cancel. */
 void test_windows (gblur_engine *engine, int per_axis);
 void test_tiling (void);
+void test_cuda_tile_plan (void);
 void test_progress_and_cancel (void);
 
 /* test-engine-fft.c: the CPU's FFT path. */
