@@ -25,12 +25,22 @@ gblur_host_pool_init (gblur_host_pool *pool)
     gblur_kept_init (&pool->plain_kept[i]);
 }
 
-void
-gblur_host_pool_clear (gblur_host_pool *pool)
+/* Frees the kept page-locked buffers. */
+static void
+pinned_clear (gblur_host_pool *pool)
 {
   for (int i = 0; i < PINNED_KEPT; i++)
     if (pool->pinned_kept[i])
-      gblur_cuda_host_free (pool->pinned_kept[i]);
+      {
+        gblur_cuda_host_free (pool->pinned_kept[i]);
+        pool->pinned_kept[i] = NULL;
+      }
+}
+
+void
+gblur_host_pool_clear (gblur_host_pool *pool)
+{
+  pinned_clear (pool);
   for (int i = 0; i < PLAIN_KEPT; i++)
     gblur_kept_clear (&pool->plain_kept[i]);
 }
@@ -132,6 +142,11 @@ gblur_host_pool_alloc (gblur_host_pool *pool, int pinned, size_t size)
       if ((base = pinned_take (pool, size)))
         return base + HOST_HEADER;
       base = gblur_cuda_host_alloc (size + HOST_HEADER);
+      if (!base)   /* page-locked memory is short: the kept buffers go first */
+        {
+          pinned_clear (pool);
+          base = gblur_cuda_host_alloc (size + HOST_HEADER);
+        }
       pinned = base != NULL;
     }
   if (!base)
