@@ -81,10 +81,12 @@ blur_in_stripes (GeglBuffer *input, const Babl *source_format, const GeglRectang
   return TRUE;
 }
 
-/* The CPU's retry after the first engine failed; FALSE with *error set. */
+/* The CPU's retry after the first engine failed; FALSE with *error set.
+ * *note: what to say once the engines' lock is let go (a message handler
+ * must not run under it). */
 static gboolean
 retry_on_cpu (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi,
-              const BlurShape *shape, GeglBuffer *output, GError **error)
+              const BlurShape *shape, GeglBuffer *output, gchar **note, GError **error)
 {
   GError *first = *error;
 
@@ -92,7 +94,7 @@ retry_on_cpu (GeglBuffer *input, const Babl *source_format, const GeglRectangle 
   if ((cpu_engine || (cpu_engine = pixel_engine_new (PIXEL_ENGINE_CPU_ONLY, error)))
       && blur_in_stripes (input, source_format, roi, shape, output, error))
     {
-      operation_message ("%s; blurred on the CPU instead", first->message);
+      *note = g_strdup_printf ("%s; blurred on the CPU instead", first->message);
       g_error_free (first);
       return TRUE;
     }
@@ -181,6 +183,7 @@ operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangl
                 gboolean part)
 {
   GError       *error = NULL;
+  gchar        *note = NULL;
   gblur_engine *chosen;
   gboolean      ok;
   gdouble       ms = 0;
@@ -190,8 +193,11 @@ operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangl
   ok = chosen && blur_region (chosen, &engine_lock, input, source_format, roi, shape, output, &ms, &error);
   if (ok && part)
     note_rate (roi, gegl_buffer_get_format (output), shape, ms);
-  ok = ok || retry_on_cpu (input, source_format, roi, shape, output, &error);
+  ok = ok || retry_on_cpu (input, source_format, roi, shape, output, &note, &error);
   g_mutex_unlock (&engine_lock);
+  if (note)
+    operation_message ("%s", note);
+  g_free (note);
   if (!ok)
     {
       operation_message ("nothing could blur (%s); the layer is left unblurred", error->message);
