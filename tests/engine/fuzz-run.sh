@@ -69,3 +69,7 @@ if [ -z "$runs" ]; then
 fi
 counts=$(sed -n 's/^fuzz-engine: \([0-9]*\) valid runs checked, \([0-9]*\) forced .*/\1 valid runs checked, \2 on the FFT'"'"'s 16-bit bound/p' "$BUILD/fuzz.log" | tail -n 1)
 echo "fuzz: $runs runs, 0 crashes (${counts:-no counts})"
+# A run that checked no valid input, or none on the bound, checked nothing.
+case $counts in
+  ''|'0 valid'*|*' 0 on the FFT'*) echo "fuzz: no valid run, or none on the 16-bit bound, was checked"; exit 1 ;;
+esac
