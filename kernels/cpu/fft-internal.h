@@ -100,8 +100,6 @@ int    gblur_fft_expected_faster (const gblur_job *job, double tap_cost, int thr
 
 /* One axis of the run: lines of len region samples whose outputs are
  * samples [offset, offset + outputs). */
-/* One axis of the run: lines of len region samples whose outputs are
- * samples [offset, offset + outputs). */
 typedef struct {
   int              radius, len, offset, outputs;
   int              n;            /* FFT length, 0 for radius 0 */
