@@ -15,6 +15,7 @@ one call of plug-in-cuda-gaussian-blur-files.  The shell samples VmRSS of
 GIMP and of the plug-in's processes with the calls done so far (*.rss)."""
 import glob
 import os
+import re
 import statistics
 import sys
 
@@ -124,7 +125,8 @@ def memory(name, path, done_total, bound, record, what="resident memory", roles=
     process, the median of the last quarter of the calls (a leak grows
     there; a moment's peak, such as GIMP holding a picture, does not count)
     against the warm-up's (the first quarter's) largest.  Each of roles must
-    be sampled through the warm-up and after."""
+    be one process, sampled from the warm-up to the last quarter: another in
+    its place (a crash, a restart) fails."""
     series = {}
     for line in open(path):
         if len(line.split()) != 4:   # a process that ended while it was read
@@ -149,10 +151,12 @@ def memory(name, path, done_total, bound, record, what="resident memory", roles=
                figures[-1])
     # GIMP and the warm process live through the whole run: unsampled, nothing was checked
     for role in roles:
-        seen = any(r == role and any(c > warmup for c, _ in s) and any(0 < c <= warmup for c, _ in s)
-                   for (r, _), s in series.items())
-        if not seen:
-            record(f"{name}: the {role}'s {what} sampled through the warm-up and after", False, "no such samples")
+        pids = sorted(pid for (r, pid), s in series.items() if r == role and any(c > warmup for c, _ in s))
+        whole = [pid for (r, pid), s in series.items() if r == role and any(0 < c <= warmup for c, _ in s)
+                 and any(c > done_total - warmup for c, _ in s)]
+        if len(whole) != 1 or len(pids) != 1:
+            record(f"{name}: one {role}, its {what} sampled from the warm-up to the last quarter", False,
+                   f"{len(whole)} such, {len(pids)} after the warm-up ({', '.join(pids) or 'none'})")
     return figures
 
 
@@ -186,6 +190,10 @@ def check(version, work, calls, files, bound):
         pic, src = small_file(i)
         items.append((f"{work}/folder-out/{i:05d}.png", src, pic, FILES_SIGMA, True))
     worst = check_outputs("folder", items, record)
+    said = re.findall(r"(\d+) files: (\d+) blurred, (\d+) skipped[^,]*, (\d+) failed",
+                      open(f"{work}/files.log", errors="replace").read())
+    record("folder: the call says every file blurred", said == [(str(files), str(files), "0", "0")],
+           "; ".join(" ".join(t) for t in said) or "no summary")
     left = [f for f in glob.glob(f"{work}/folder-out/.*") if ".cgb-partial" in f]
     extra = len(os.listdir(f"{work}/folder-out")) - files
     record("folder: nothing left behind", not left and extra == 0, f"{len(left)} temporaries, {extra} extra files")
