@@ -57,6 +57,10 @@ static gint part_backend = -1;
 
 /* Shortest stripe a retry splits down to before it gives up. */
 #define RETRY_MIN_ROWS 16
+/* The most bytes of input (with its halo) and output one run holds: a
+ * larger region (a huge layer's merge or export) goes in stripes, so that
+ * GIMP's process is never asked for all of it at once. */
+#define RUN_MAX_BYTES ((gint64) 1 << 30)
 
 /* Blurs `roi` stripe by stripe on the CPU engine, halving a stripe that
  * fails (smaller runs need less memory); FALSE when a shortest one fails. */
@@ -177,27 +181,55 @@ operation_release_kept (void)
   g_mutex_unlock (&engine_lock);
 }
 
-gboolean
-operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi,
-                const BlurShape *shape, GeglBuffer *output, const GeglRectangle *result,
-                gboolean part)
+/* Rows of `roi` one run takes: all, or as many as RUN_MAX_BYTES holds. */
+static gint
+run_rows (const GeglRectangle *roi, const BlurShape *shape, gint bytes_per_pixel)
 {
-  GError       *error = NULL;
-  gchar        *note = NULL;
+  gint64 row = (gint64) (roi->width + 2 * gblur_radius (shape->sigma_x)) * bytes_per_pixel * 2;
+  gint64 rows = RUN_MAX_BYTES / MAX (row, 1) - 2 * gblur_radius (shape->sigma_y);
+
+  return (gint) CLAMP (rows, RETRY_MIN_ROWS, (gint64) roi->height);
+}
+
+/* One run over `roi`, retried on the CPU; FALSE with *error set.  *note:
+ * what to say once the lock is let go. */
+static gboolean
+blur_run (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi, const BlurShape *shape,
+          GeglBuffer *output, gboolean part, gchar **note, GError **error)
+{
   gblur_engine *chosen;
   gboolean      ok;
   gdouble       ms = 0;
 
   g_mutex_lock (&engine_lock);
-  chosen = engine_for (part, &error);
-  ok = chosen && blur_region (chosen, &engine_lock, input, source_format, roi, shape, output, &ms, &error);
+  chosen = engine_for (part, error);
+  ok = chosen && blur_region (chosen, &engine_lock, input, source_format, roi, shape, output, &ms, error);
   if (ok && part)
     note_rate (roi, gegl_buffer_get_format (output), shape, ms);
-  ok = ok || retry_on_cpu (input, source_format, roi, shape, output, &note, &error);
+  ok = ok || retry_on_cpu (input, source_format, roi, shape, output, note, error);
   g_mutex_unlock (&engine_lock);
-  if (note)
-    operation_message ("%s", note);
-  g_free (note);
+  return ok;
+}
+
+gboolean
+operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi,
+                const BlurShape *shape, GeglBuffer *output, const GeglRectangle *result,
+                gboolean part)
+{
+  GError  *error = NULL;
+  gchar   *note = NULL;
+  gboolean ok = TRUE;
+  gint     rows = run_rows (roi, shape, babl_format_get_bytes_per_pixel (gegl_buffer_get_format (output)));
+
+  for (gint y = roi->y; ok && y < roi->y + roi->height; y += rows)
+    {
+      GeglRectangle stripe = { roi->x, y, roi->width, MIN (rows, roi->y + roi->height - y) };
+
+      ok = blur_run (input, source_format, &stripe, shape, output, part, &note, &error);
+      if (note)
+        operation_message ("%s", note);
+      g_clear_pointer (&note, g_free);
+    }
   if (!ok)
     {
       operation_message ("nothing could blur (%s); the layer is left unblurred", error->message);
