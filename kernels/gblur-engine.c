@@ -406,5 +406,4 @@ gblur_engine_release_kept (gblur_engine *engine)
   if (!engine)
     return;
   gblur_host_pool_clear (&engine->host);
-  gblur_host_pool_init (&engine->host);
 }

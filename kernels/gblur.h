@@ -239,7 +239,8 @@ const char   *gblur_engine_last_error (const gblur_engine *engine);
 
 /* Host buffers for images: page-locked (pinned) when CUDA is in use, so
  * uploads and downloads run at full bus speed; ordinary memory otherwise.
- * Free with gblur_engine_free_host on the same engine. */
+ * Free with gblur_engine_free_host on the same engine.  An engine's host
+ * buffers, like its runs, are for one thread at a time. */
 void         *gblur_engine_alloc_host (gblur_engine *engine, size_t size);
 void          gblur_engine_free_host (gblur_engine *engine, void *ptr);
 /* Freed host buffers are kept for the next runs (page-locked ones up to a

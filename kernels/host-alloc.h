@@ -15,7 +15,8 @@ typedef struct {
 } gblur_host_pool;
 
 void  gblur_host_pool_init (gblur_host_pool *pool);
-/* Frees the kept buffers. */
+/* Frees the kept buffers; the pool stays usable, empty.  Callers keep
+ * alloc, free and clear to one thread at a time (the operation: its lock). */
 void  gblur_host_pool_clear (gblur_host_pool *pool);
 /* `size` bytes, page-locked when `pinned` asks and CUDA gives them, else
  * ordinary; NULL when out of memory. */
