@@ -170,14 +170,27 @@ operation_run_fits (gint64 pixels, gint bytes_per_pixel, gint radius, gdouble bu
   return backend == GBLUR_BACKEND_CUDA && pixels * bytes_per_pixel <= GUESS_MAX_BYTES;
 }
 
-void
-operation_release_kept (void)
+/* Runs under way, and a release asked for while any was: the last to end
+ * does it, once the buffers it held are back in the pools. */
+static gint runs_in_flight, release_pending;
+
+/* The engines' kept host buffers freed; the caller holds the lock. */
+static void
+release_locked (void)
 {
-  if (!g_mutex_trylock (&engine_lock))   /* a render runs: its buffers stay until the next close */
-    return;
   gblur_engine_release_kept (engine);
   gblur_engine_release_kept (part_engine);
   gblur_engine_release_kept (cpu_engine);
+}
+
+void
+operation_release_kept (void)
+{
+  g_atomic_int_set (&release_pending, 1);
+  if (!g_mutex_trylock (&engine_lock))   /* a render runs: the last to end releases */
+    return;
+  if (g_atomic_int_get (&runs_in_flight) == 0 && g_atomic_int_compare_and_exchange (&release_pending, 1, 0))
+    release_locked ();
   g_mutex_unlock (&engine_lock);
 }
 
@@ -201,12 +214,15 @@ blur_run (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi
   gboolean      ok;
   gdouble       ms = 0;
 
+  g_atomic_int_inc (&runs_in_flight);
   g_mutex_lock (&engine_lock);
   chosen = engine_for (part, error);
   ok = chosen && blur_region (chosen, &engine_lock, input, source_format, roi, shape, output, &ms, error);
   if (ok && part)
     note_rate (roi, gegl_buffer_get_format (output), shape, ms);
   ok = ok || retry_on_cpu (input, source_format, roi, shape, output, note, error);
+  if (g_atomic_int_dec_and_test (&runs_in_flight) && g_atomic_int_compare_and_exchange (&release_pending, 1, 0))
+    release_locked ();
   g_mutex_unlock (&engine_lock);
   return ok;
 }
