@@ -146,6 +146,27 @@ note_rate (const GeglRectangle *roi, const Babl *format, const BlurShape *shape,
   G_UNLOCK (rates);
 }
 
+/* Runs under way, and a release asked for while one ran or the lock was
+ * held: whoever lets the lock go last does it, once the buffers a run held
+ * are back in the pools. */
+static gint runs_in_flight, release_pending;
+
+/* The engines' kept host buffers freed, if asked for and nothing runs. */
+static void
+release_if_pending (void)
+{
+  if (!g_atomic_int_get (&release_pending) || g_atomic_int_get (&runs_in_flight)
+      || !g_mutex_trylock (&engine_lock))
+    return;
+  if (!g_atomic_int_get (&runs_in_flight) && g_atomic_int_compare_and_exchange (&release_pending, 1, 0))
+    {
+      gblur_engine_release_kept (engine);
+      gblur_engine_release_kept (part_engine);
+      gblur_engine_release_kept (cpu_engine);
+    }
+  g_mutex_unlock (&engine_lock);
+}
+
 gboolean
 operation_run_fits (gint64 pixels, gint bytes_per_pixel, gint radius, gdouble budget_ms)
 {
@@ -159,6 +180,7 @@ operation_run_fits (gint64 pixels, gint bytes_per_pixel, gint radius, gdouble bu
     {
       engine_for (TRUE, &error);
       g_mutex_unlock (&engine_lock);
+      release_if_pending ();
       g_clear_error (&error);
       backend = g_atomic_int_get (&part_backend);
     }
@@ -170,28 +192,11 @@ operation_run_fits (gint64 pixels, gint bytes_per_pixel, gint radius, gdouble bu
   return backend == GBLUR_BACKEND_CUDA && pixels * bytes_per_pixel <= GUESS_MAX_BYTES;
 }
 
-/* Runs under way, and a release asked for while any was: the last to end
- * does it, once the buffers it held are back in the pools. */
-static gint runs_in_flight, release_pending;
-
-/* The engines' kept host buffers freed; the caller holds the lock. */
-static void
-release_locked (void)
-{
-  gblur_engine_release_kept (engine);
-  gblur_engine_release_kept (part_engine);
-  gblur_engine_release_kept (cpu_engine);
-}
-
 void
 operation_release_kept (void)
 {
   g_atomic_int_set (&release_pending, 1);
-  if (!g_mutex_trylock (&engine_lock))   /* a render runs: the last to end releases */
-    return;
-  if (g_atomic_int_get (&runs_in_flight) == 0 && g_atomic_int_compare_and_exchange (&release_pending, 1, 0))
-    release_locked ();
-  g_mutex_unlock (&engine_lock);
+  release_if_pending ();
 }
 
 /* Rows of `roi` one run takes: all, or as many as RUN_MAX_BYTES holds. */
@@ -221,9 +226,9 @@ blur_run (GeglBuffer *input, const Babl *source_format, const GeglRectangle *roi
   if (ok && part)
     note_rate (roi, gegl_buffer_get_format (output), shape, ms);
   ok = ok || retry_on_cpu (input, source_format, roi, shape, output, note, error);
-  if (g_atomic_int_dec_and_test (&runs_in_flight) && g_atomic_int_compare_and_exchange (&release_pending, 1, 0))
-    release_locked ();
+  g_atomic_int_add (&runs_in_flight, -1);
   g_mutex_unlock (&engine_lock);
+  release_if_pending ();
   return ok;
 }
 

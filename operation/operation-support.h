@@ -36,7 +36,7 @@ gboolean operation_run_fits      (gint64               pixels,
                                   gdouble              budget_ms);
 
 /* Frees the host buffers the engines keep between runs (a filter closed);
- * nothing while a render runs. */
+ * while a render runs, the last to end does. */
 void     operation_release_kept  (void);
 
 #endif
