@@ -222,8 +222,7 @@ gblur_cuda_host_free (void *ptr)
 
 /* ---- device memory ---- */
 
-/* Frees a device buffer (one a run does not use: kept buffers stay within
- * the memory limit). */
+/* Frees a device buffer (a decoded one a run does not use). */
 static void
 release (void **buf, size_t *cap)
 {
@@ -448,9 +447,9 @@ reserve_sets (host_run *run, char *err, size_t err_size)
         CHECK_FAULT (alloc_fault (&cuda->decoded[s], &cuda->decoded_cap[s], faults, &run->n_alloc),
                      reserve (&cuda->decoded[s], &cuda->decoded_cap[s], (size_t) reg_rows * reg_cols * decoded_bytes (job)),
                      "device allocation %d", run->n_alloc);
-      else
-        release (&cuda->decoded[s], &cuda->decoded_cap[s]);
     }
+  for (int s = 0; s < SETS && !run->decode; s++)
+    release (&cuda->decoded[s], &cuda->decoded_cap[s]);
   return true;
 
 fail:
@@ -658,8 +657,8 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
                             (size_t) gblur_read_span (tiling.tile_h, job->radius_y, job->geo.img_h) * reg_cols
                               * decoded_bytes (job)),
                    "device allocation %d", n_alloc);
-    else
-      release (&cuda->decoded[0], &cuda->decoded_cap[0]);
+    for (int s = 0; s < SETS && !decode; s++)
+      release (&cuda->decoded[s], &cuda->decoded_cap[s]);
     CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
                  upload_weights (cuda, job),
                  "copy %d (the weights)", n_copy);
