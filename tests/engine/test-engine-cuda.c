@@ -360,13 +360,16 @@ cuda_one_chunk_sums (gblur_engine *engine)
 
 /* 16-bit codes in linear light, which the general kernels decode to floats
  * first: the vertical pass's tiled and direct forms, a sigma per axis (0 on
- * one), one to four channels, in device memory, and under a memory limit
- * that cuts a wide image into column tiles, each with its decoded region. */
+ * one), one to four channels, in device memory, and under memory limits
+ * that cut a wide image into column tiles, each with its decoded region
+ * (1 MiB: one to four channels but three decode; 1.5 MiB: three, four, and
+ * two at sigma 15; test_cuda_tile_plan's planner), or not decoded. */
 static void
 cuda_decoded (gblur_engine *engine)
 {
   static const double sigmas[][2] = { { 1, 1 }, { 5, 5 }, { 15, 15 }, { 60, 60 }, { 2, 40 }, { 40, 0 } };
   gblur_engine       *small = new_engine_forced ((size_t) 1 << 20, 0, GBLUR_FFT_AUTO, 0);
+  gblur_engine       *medium = new_engine_forced ((size_t) 3 << 19, 0, GBLUR_FFT_AUTO, 0);
 
   for (size_t i = 0; i < sizeof sigmas / sizeof sigmas[0]; i++)
     for (int c = 1; c <= 4; c++)
@@ -377,15 +380,16 @@ cuda_decoded (gblur_engine *engine)
         blur_case_xy (engine, 211, 97, c, GBLUR_U16, sigmas[i][0], sigmas[i][1], flags, (size_t) c, 0,
                       (int) (i % 2), "u16 decoded");
         device_case (engine, 211, 97, c, GBLUR_U16, 8, 0, (int) (i % 2), &params, "u16 decoded");
-        if (sigmas[i][0] <= 15)
-          blur_case_xy (small, 1500, 61, c, GBLUR_U16, sigmas[i][0], sigmas[i][1], flags, 0, 0, 1,
-                        "u16 decoded, column tiles under 1 MiB");
+        for (int m = 0; m < 2 && sigmas[i][0] <= 15; m++)
+          blur_case_xy (m ? medium : small, 1500, 61, c, GBLUR_U16, sigmas[i][0], sigmas[i][1], flags, 0, 0, 1,
+                        m ? "u16, column tiles under 1.5 MiB" : "u16, column tiles under 1 MiB");
       }
   /* The decoded buffer is kept: a larger job without linear light after it
    * must not take the decoded path (the buffer too small for it). */
   blur_case_xy (engine, 1500, 900, 4, GBLUR_U16, 12, 12, GBLUR_PREMULTIPLY_ALPHA, 0, 0, 1,
                 "u16 without linear light after decoded ones");
   gblur_engine_free (small);
+  gblur_engine_free (medium);
 }
 
 /* Pinned host buffers from alloc_host, and one freed and handed out again. */
