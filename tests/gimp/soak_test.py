@@ -125,7 +125,8 @@ def memory(name, path, done_total, bound, record, what="resident memory", roles=
     process, the median of the last quarter of the calls (a leak grows
     there; a moment's peak, such as GIMP holding a picture, does not count)
     against the warm-up's (the first quarter's) largest, or the second
-    quarter's median where that is less (a warm-up peak hides no leak).  Each of roles must
+    quarter's largest where that is less (a warm-up peak hides no leak; a
+    largest, since GIMP's RSS moves by 10 MiB as it holds a picture).  Each of roles must
     be one process, sampled from the warm-up to the last quarter: another in
     its place (a crash, a restart) fails."""
     series = {}
@@ -144,7 +145,7 @@ def memory(name, path, done_total, bound, record, what="resident memory", roles=
         if not warm or not after:
             figures.append(f"{role}: too few samples ({len(warm)} in the warm-up, {len(after)} after)")
             continue
-        base = min(max(warm), statistics.median(second)) if second else max(warm)
+        base = min(max(warm), max(second)) if second else max(warm)
         ok = statistics.median(late) <= base + bound * 1024
         label = "RSS" if what == "resident memory" else what
         figures.append(f"{role} {pid}: {label} {max(warm) / 1024:.1f} MiB in {warmup} warm-up calls, "
