@@ -16,9 +16,10 @@
  * and the two kernels read it. */
 cudaError_t launch_general (const cuda_tile &t, gblur_sample sample, int channels,
                             size_t fused_shared_limit, float *decoded, cudaStream_t stream);
-/* Whether launch_general decodes such samples first: 16-bit codes in linear
- * light, whose sRGB curve is a powf each, which the passes would repeat at
- * every read of a sample. */
+/* Whether launch_general decodes such samples first when given `decoded`:
+ * 16-bit codes in linear light, whose sRGB curve is a powf each, which the
+ * passes would repeat at every read of a sample (the backend gives it where
+ * the tiles stay large, gblur_plan_tiles_extra). */
 bool general_decodes_first (gblur_sample sample, unsigned flags);
 /* cudaSuccess when the device has an image of this build's kernels. */
 cudaError_t general_kernels_loadable (void);

@@ -6,7 +6,8 @@
 # copy, not into the repository).  Prints
 #   fuzz: N runs, 0 crashes (V valid runs checked, B on the FFT's 16-bit bound)
 # and exits 0, or prints the crash and the input that caused it (kept in
-# $BUILD, default build-fuzz/) and exits 1.  Needs clang and its runtime,
+# $BUILD, default build-fuzz/) and exits 1; also 1 when V or B is 0 (nothing
+# was checked).  Needs clang and its runtime,
 # and FFTW (Debian 12: apt-get install clang libclang-rt-14-dev
 # libfftw3-dev).
 #   tests/engine/fuzz-run.sh [SECONDS]
