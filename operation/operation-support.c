@@ -240,6 +240,7 @@ operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangl
   GError  *error = NULL;
   gchar   *note = NULL;
   gboolean ok = TRUE;
+  gint     said = 0;
   gint     rows = run_rows (roi, shape, babl_format_get_bytes_per_pixel (gegl_buffer_get_format (output)));
 
   for (gint y = roi->y; ok && y < roi->y + roi->height; y += rows)
@@ -247,7 +248,7 @@ operation_blur (GeglBuffer *input, const Babl *source_format, const GeglRectangl
       GeglRectangle stripe = { roi->x, y, roi->width, MIN (rows, roi->y + roi->height - y) };
 
       ok = blur_run (input, source_format, &stripe, shape, output, part, &note, &error);
-      if (note)
+      if (note && !said++)   /* once, however many stripes */
         operation_message ("%s", note);
       g_clear_pointer (&note, g_free);
     }
