@@ -17,7 +17,7 @@ plugin=${2:?PLUGIN}
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" /tmp/gpu-soak/plugin
 # soak_test.py checks every output with numpy (Ubuntu's python3 there has none).
-python3 -c 'import numpy' 2>/dev/null || { echo "soak-on-gpu.sh: python3 has no numpy; carry a wheel (PYTHONPATH)"; exit 1; }
+/usr/bin/python3 -c 'import numpy' 2>/dev/null || { echo "soak-on-gpu.sh: python3 has no numpy; carry a wheel (PYTHONPATH)"; exit 1; }
 [ -x /opt/gimp210/run-gimp.sh ] || tar -xJf "$bundle" -C /opt || exit 1
 cp "$plugin" /tmp/gpu-soak/plugin/cuda-gaussian-blur || exit 1   # soak-test.sh's BUILDDIR
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
