@@ -231,6 +231,14 @@ release (void **buf, size_t *cap)
   *cap = 0;
 }
 
+/* Every set's decoded buffer freed, for a run that does not decode. */
+static void
+release_decoded (gblur_cuda *cuda)
+{
+  for (int s = 0; s < SETS; s++)
+    release (&cuda->decoded[s], &cuda->decoded_cap[s]);
+}
+
 /* An injected allocation failure leaves the buffer as a failed cudaMalloc
  * in reserve() would: freed. */
 static bool
@@ -448,8 +456,8 @@ reserve_sets (host_run *run, char *err, size_t err_size)
                      reserve (&cuda->decoded[s], &cuda->decoded_cap[s], (size_t) reg_rows * reg_cols * decoded_bytes (job)),
                      "device allocation %d", run->n_alloc);
     }
-  for (int s = 0; s < SETS && !run->decode; s++)
-    release (&cuda->decoded[s], &cuda->decoded_cap[s]);
+  if (!run->decode)
+    release_decoded (cuda);
   return true;
 
 fail:
@@ -657,8 +665,8 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
                             (size_t) gblur_read_span (tiling.tile_h, job->radius_y, job->geo.img_h) * reg_cols
                               * decoded_bytes (job)),
                    "device allocation %d", n_alloc);
-    for (int s = 0; s < SETS && !decode; s++)
-      release (&cuda->decoded[s], &cuda->decoded_cap[s]);
+    if (!decode)
+      release_decoded (cuda);
     CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
                  upload_weights (cuda, job),
                  "copy %d (the weights)", n_copy);
