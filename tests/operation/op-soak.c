@@ -372,7 +372,7 @@ count_message (const gchar *domain, GLogLevelFlags level, const gchar *message, 
   Figures *f = data;
 
   if (g_str_has_prefix (message, "cuda:gaussian-blur:"))
-    f->messages++;
+    g_atomic_int_inc (&f->messages);   /* GEGL's worker threads log too */
   g_log_default_handler (domain, level, message, NULL);
 }
 
