@@ -180,6 +180,9 @@ def check(version, work, calls, files, bound):
         results.append(bool(ok))
         print(f"{'PASS' if ok else 'FAIL'}: {name} — {detail}")
 
+    for name in ("warm", "files"):
+        status = read_text(f"{work}/{name}.status")
+        record(f"{name}: GIMP exited 0", status == "0", f"exit status {status}")
     log = open(f"{work}/warm.log", errors="replace").read()
     ok_calls = log.count(" ok\n") if "soak call" in log else 0
     record("warm: every call succeeded", ok_calls == calls, f"{ok_calls} of {calls}")
@@ -210,11 +213,15 @@ def check(version, work, calls, files, bound):
     return 0 if all(results) else 1
 
 
-def seconds(work, name):
+def read_text(path):
     try:
-        return open(f"{work}/{name}.seconds").read().strip()
+        return open(path).read().strip()
     except OSError:
         return "?"
+
+
+def seconds(work, name):
+    return read_text(f"{work}/{name}.seconds")
 
 
 WORK = None
