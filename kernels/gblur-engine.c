@@ -406,4 +406,12 @@ gblur_engine_release_kept (gblur_engine *engine)
   if (!engine)
     return;
   gblur_host_pool_clear (&engine->host);
+  if (engine->cuda)
+    gblur_cuda_release_kept (engine->cuda);
+}
+
+size_t
+gblur_engine_kept_device_bytes (const gblur_engine *engine)
+{
+  return engine && engine->cuda ? gblur_cuda_kept_bytes (engine->cuda) : 0;
 }

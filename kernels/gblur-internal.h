@@ -238,6 +238,8 @@ void         gblur_cuda_close (gblur_cuda *cuda);
 const char  *gblur_cuda_device_name (const gblur_cuda *cuda);
 gblur_status gblur_cuda_run (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size);
 gblur_status gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_size);
+size_t       gblur_cuda_kept_bytes (const gblur_cuda *cuda);
+void         gblur_cuda_release_kept (gblur_cuda *cuda);
 void        *gblur_cuda_host_alloc (size_t size);
 void         gblur_cuda_host_free (void *ptr);
 

@@ -42,5 +42,7 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
   return gblur_cuda_run (cuda, job, err, err_size);
 }
 
+size_t gblur_cuda_kept_bytes (const gblur_cuda *cuda) { (void) cuda; return 0; }
+void   gblur_cuda_release_kept (gblur_cuda *cuda) { (void) cuda; }
 void *gblur_cuda_host_alloc (size_t size) { (void) size; return NULL; }
 void  gblur_cuda_host_free (void *ptr) { free (ptr); }

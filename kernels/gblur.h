@@ -244,9 +244,12 @@ const char   *gblur_engine_last_error (const gblur_engine *engine);
 void         *gblur_engine_alloc_host (gblur_engine *engine, size_t size);
 void          gblur_engine_free_host (gblur_engine *engine, void *ptr);
 /* Freed host buffers are kept for the next runs (page-locked ones up to a
- * bound, docs/performance.md): this frees them, for a caller that will not
- * blur for a while (a filter closed). */
+ * bound, docs/performance.md), and CUDA's device buffers (under the memory
+ * limit): this frees them, for a caller that will not blur for a while (a
+ * filter closed). */
 void          gblur_engine_release_kept (gblur_engine *engine);
+/* Device memory kept between runs; 0 on the CPU. */
+size_t        gblur_engine_kept_device_bytes (const gblur_engine *engine);
 
 /* Utilities. */
 int           gblur_radius (double sigma);            /* ceil(3 sigma) */

@@ -11,6 +11,7 @@
  * cores; GBLUR_CUDA_SKIP_GRAY puts one channel on the general kernels and
  * skips the small-radius RGBA kernel (the tensor cores, sm_80+, then take
  * RGBA); GBLUR_CUDA_SKIP_FUSED skips the fused general kernel. */
+#include "device-buffers.cuh"
 #include "driver.cuh"
 #include "launchers.cuh"
 #include "region.h"
@@ -23,6 +24,10 @@
 #define SETS 2      /* buffer sets (and streams) that tiles alternate over */
 #define WEIGHTS_Y (GBLUR_MAX_RADIUS + 1)   /* offset of the y taps in gblur_cuda.weights */
 
+/* A set's device buffers: the tile's region, the float intermediate, the
+ * outputs, and the region decoded to floats (general_decodes_first). */
+enum { BUF_REGION, BUF_MID, BUF_OUT, BUF_DECODED, BUF_KINDS };
+
 struct gblur_cuda {
   int           device;
   char          name[320];
@@ -34,11 +39,7 @@ struct gblur_cuda {
   cudaEvent_t   done[SETS];
   cudaEvent_t   phase[SETS][3];     /* a tile's start, upload and kernels done, for its timing */
   cudaEvent_t   caller;             /* the caller's default stream, for device runs to wait on */
-  void         *region[SETS];
-  void         *mid[SETS];
-  void         *out[SETS];
-  void         *decoded[SETS];      /* a region decoded to floats (general_decodes_first) */
-  size_t        region_cap[SETS], mid_cap[SETS], out_cap[SETS], decoded_cap[SETS];
+  device_buffer buf[SETS][BUF_KINDS];
   /* Device copies of the half kernels: weights[0..] the x taps (both axes'
    * when they share them), weights[WEIGHTS_Y..] the y taps otherwise. */
   float        *weights;            /* 2 * WEIGHTS_Y floats */
@@ -176,10 +177,8 @@ gblur_cuda_close (gblur_cuda *cuda)
     {
       if (cuda->stream[s])
         cudaStreamSynchronize (cuda->stream[s]);
-      cudaFree (cuda->region[s]);
-      cudaFree (cuda->mid[s]);
-      cudaFree (cuda->out[s]);
-      cudaFree (cuda->decoded[s]);
+      for (int k = 0; k < BUF_KINDS; k++)
+        device_buffer_release (&cuda->buf[s][k]);
       if (cuda->done[s])
         cudaEventDestroy (cuda->done[s]);
       for (int p = 0; p < 3; p++)
@@ -222,45 +221,59 @@ gblur_cuda_host_free (void *ptr)
 
 /* ---- device memory ---- */
 
-/* Frees a device buffer (a decoded one a run does not use). */
-static void
-release (void **buf, size_t *cap)
-{
-  cudaFree (*buf);
-  *buf = NULL;
-  *cap = 0;
-}
-
 /* Every set's decoded buffer freed, for a run that does not decode. */
 static void
 release_decoded (gblur_cuda *cuda)
 {
   for (int s = 0; s < SETS; s++)
-    release (&cuda->decoded[s], &cuda->decoded_cap[s]);
+    device_buffer_release (&cuda->buf[s][BUF_DECODED]);
+}
+
+extern "C" size_t
+gblur_cuda_kept_bytes (const gblur_cuda *cuda)
+{
+  return device_buffers_held (&cuda->buf[0][0], SETS * BUF_KINDS);
+}
+
+extern "C" void
+gblur_cuda_release_kept (gblur_cuda *cuda)
+{
+  for (int s = 0; s < SETS; s++)
+    for (int k = 0; k < BUF_KINDS; k++)
+      device_buffer_release (&cuda->buf[s][k]);
 }
 
 /* An injected allocation failure leaves the buffer as a failed cudaMalloc
- * in reserve() would: freed. */
+ * would: freed. */
 static bool
-alloc_fault (void **buf, size_t *cap, const gblur_faults *faults, int *count)
+alloc_fault (device_buffer *b, const gblur_faults *faults, int *count)
 {
   if (!fault_hit (faults->cuda_alloc, count))
     return false;
-  release (buf, cap);
+  device_buffer_release (b);
   return true;
 }
 
-/* Grows a device buffer to at least `size` bytes. */
-static cudaError_t
-reserve (void **buf, size_t *cap, size_t size)
+/* Every buffer a run needs (need: per set and kind, 0 for none), kept ones
+ * freed first where together they would pass the memory limit. */
+static bool
+reserve_buffers (gblur_cuda *cuda, const size_t *need, const gblur_job *job, int *n_alloc,
+                 char *err, size_t err_size)
 {
-  if (*cap >= size)
-    return cudaSuccess;
-  release (buf, cap);
-  cudaError_t e = cudaMalloc (buf, size);
-  if (e == cudaSuccess)
-    *cap = size;
-  return e;
+  device_buffer *b = &cuda->buf[0][0];
+  const int      n = SETS * BUF_KINDS;
+
+  device_buffers_fit (b, need, n, job->memory_limit);
+  for (int i = 0; i < n; i++)
+    if (need[i] > 0)
+      CHECK_FAULT (alloc_fault (&b[i], job->faults, n_alloc), device_buffers_reserve (b, need, n, i),
+                   "device allocation %d", *n_alloc);
+  if (need[BUF_DECODED] == 0)
+    release_decoded (cuda);
+  return true;
+
+fail:
+  return false;
 }
 
 /* Queues the copy of w[0..radius] into half h of the device taps on the
@@ -433,35 +446,20 @@ struct host_run {
 static bool
 reserve_sets (host_run *run, char *err, size_t err_size)
 {
-  gblur_cuda         *cuda = run->cuda;
   const gblur_job    *job = run->job;
-  const gblur_faults *faults = job->faults;
   const int           rx = job->radius_x, ry = job->radius_y, C = job->src->channels;
   const int           reg_cols = gblur_read_span (run->tiling.tile_w, rx, job->geo.img_w);
   const int           reg_rows = gblur_read_span (run->tiling.tile_h, ry, job->geo.img_h);
+  size_t              need[SETS][BUF_KINDS] = { { 0 } };
 
   for (int s = 0; s < SETS && s < run->ntiles; s++)
     {
-      CHECK_FAULT (alloc_fault (&cuda->region[s], &cuda->region_cap[s], faults, &run->n_alloc),
-                   reserve (&cuda->region[s], &cuda->region_cap[s], (size_t) reg_rows * reg_cols * run->pixel_bytes),
-                   "device allocation %d", run->n_alloc);
-      CHECK_FAULT (alloc_fault (&cuda->mid[s], &cuda->mid_cap[s], faults, &run->n_alloc),
-                   reserve (&cuda->mid[s], &cuda->mid_cap[s], (size_t) run->tiling.tile_h * reg_cols * C * sizeof (float)),
-                   "device allocation %d", run->n_alloc);
-      CHECK_FAULT (alloc_fault (&cuda->out[s], &cuda->out_cap[s], faults, &run->n_alloc),
-                   reserve (&cuda->out[s], &cuda->out_cap[s], (size_t) run->tiling.tile_h * run->tiling.tile_w * run->pixel_bytes),
-                   "device allocation %d", run->n_alloc);
-      if (run->decode)
-        CHECK_FAULT (alloc_fault (&cuda->decoded[s], &cuda->decoded_cap[s], faults, &run->n_alloc),
-                     reserve (&cuda->decoded[s], &cuda->decoded_cap[s], (size_t) reg_rows * reg_cols * decoded_bytes (job)),
-                     "device allocation %d", run->n_alloc);
+      need[s][BUF_REGION] = (size_t) reg_rows * reg_cols * run->pixel_bytes;
+      need[s][BUF_MID] = (size_t) run->tiling.tile_h * reg_cols * C * sizeof (float);
+      need[s][BUF_OUT] = (size_t) run->tiling.tile_h * run->tiling.tile_w * run->pixel_bytes;
+      need[s][BUF_DECODED] = run->decode ? (size_t) reg_rows * reg_cols * decoded_bytes (job) : 0;
     }
-  if (!run->decode)
-    release_decoded (cuda);
-  return true;
-
-fail:
-  return false;
+  return reserve_buffers (run->cuda, &need[0][0], job, &run->n_alloc, err, err_size);
 }
 
 /* Queues tile i on its set's stream: upload of its region, kernels, download
@@ -478,29 +476,29 @@ queue_tile (host_run *run, int i, char *err, size_t err_size)
   const cudaStream_t  st = cuda->stream[s];
   cuda_tile           t = tile_at (cuda, job, &run->tiling, i % run->tiles_x, i / run->tiles_x);
 
-  t.src = (const unsigned char *) cuda->region[s];
+  t.src = (const unsigned char *) cuda->buf[s][BUF_REGION].ptr;
   t.src_pitch = (size_t) t.rect.reg_w * run->pixel_bytes;
-  t.mid = (float *) cuda->mid[s];
+  t.mid = (float *) cuda->buf[s][BUF_MID].ptr;
   t.mid_pitch = (size_t) t.rect.reg_w * src->channels * sizeof (float);
-  t.mid_bytes = cuda->mid_cap[s];
-  t.dst = (unsigned char *) cuda->out[s];
+  t.mid_bytes = cuda->buf[s][BUF_MID].cap;
+  t.dst = (unsigned char *) cuda->buf[s][BUF_OUT].ptr;
   t.dst_pitch = (size_t) t.rect.out_w * run->pixel_bytes;
   CHECK (cudaEventRecord (cuda->phase[s][0], st));
   CHECK_FAULT (fault_hit (faults->cuda_copy, &run->n_copy),
-               cudaMemcpy2DAsync (cuda->region[s], t.src_pitch,
+               cudaMemcpy2DAsync (cuda->buf[s][BUF_REGION].ptr, t.src_pitch,
                                   (const unsigned char *) src->data + (size_t) t.rect.reg_y0 * src->stride
                                     + (size_t) t.rect.reg_x0 * run->pixel_bytes,
                                   src->stride, t.src_pitch, t.rect.reg_h, cudaMemcpyHostToDevice, st),
                "copy %d (upload of tile %d)", run->n_copy, i + 1);
   CHECK (cudaEventRecord (cuda->phase[s][1], st));
   CHECK_FAULT (i + 1 == faults->cuda_launch,
-               launch_tile (cuda, t, job, run->decode ? cuda->decoded[s] : NULL, st),
+               launch_tile (cuda, t, job, run->decode ? cuda->buf[s][BUF_DECODED].ptr : NULL, st),
                "kernel launch of tile %d", i + 1);
   CHECK (cudaEventRecord (cuda->phase[s][2], st));
   CHECK_FAULT (fault_hit (faults->cuda_copy, &run->n_copy),
                cudaMemcpy2DAsync ((unsigned char *) dst->data + (size_t) (t.rect.out_y0 - job->geo.win_y) * dst->stride
                                     + (size_t) (t.rect.out_x0 - job->geo.win_x) * run->pixel_bytes,
-                                  dst->stride, cuda->out[s], t.dst_pitch, t.dst_pitch, t.rect.out_h,
+                                  dst->stride, cuda->buf[s][BUF_OUT].ptr, t.dst_pitch, t.dst_pitch, t.rect.out_h,
                                   cudaMemcpyDeviceToHost, st),
                "copy %d (download of tile %d)", run->n_copy, i + 1);
   CHECK (cudaEventRecord (cuda->done[s], st));
@@ -656,17 +654,13 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
      * a small image the host's round trip (docs/performance.md). */
     CHECK (cudaEventRecord (cuda->caller, cudaStreamLegacy));
     CHECK (cudaStreamWaitEvent (st, cuda->caller, 0));
-    CHECK_FAULT (alloc_fault (&cuda->mid[0], &cuda->mid_cap[0], faults, &n_alloc),
-                 reserve (&cuda->mid[0], &cuda->mid_cap[0], (size_t) tiling.tile_h * reg_cols * C * sizeof (float)),
-                 "device allocation %d", n_alloc);
+    size_t need[SETS][BUF_KINDS] = { { 0 } };
+    need[0][BUF_MID] = (size_t) tiling.tile_h * reg_cols * C * sizeof (float);
     if (decode)
-      CHECK_FAULT (alloc_fault (&cuda->decoded[0], &cuda->decoded_cap[0], faults, &n_alloc),
-                   reserve (&cuda->decoded[0], &cuda->decoded_cap[0],
-                            (size_t) gblur_read_span (tiling.tile_h, job->radius_y, job->geo.img_h) * reg_cols
-                              * decoded_bytes (job)),
-                   "device allocation %d", n_alloc);
-    if (!decode)
-      release_decoded (cuda);
+      need[0][BUF_DECODED] = (size_t) gblur_read_span (tiling.tile_h, job->radius_y, job->geo.img_h) * reg_cols
+                             * decoded_bytes (job);
+    if (!reserve_buffers (cuda, &need[0][0], job, &n_alloc, err, err_size))
+      goto fail;
     CHECK_FAULT (fault_hit (faults->cuda_copy, &n_copy),
                  upload_weights (cuda, job),
                  "copy %d (the weights)", n_copy);
@@ -678,15 +672,15 @@ gblur_cuda_run_device (gblur_cuda *cuda, gblur_job *job, char *err, size_t err_s
         t.src = (const unsigned char *) src->data + (size_t) t.rect.reg_y0 * src->stride
                 + (size_t) t.rect.reg_x0 * C * bytes;
         t.src_pitch = src->stride;
-        t.mid = (float *) cuda->mid[0];
+        t.mid = (float *) cuda->buf[0][BUF_MID].ptr;
         t.mid_pitch = (size_t) t.rect.reg_w * C * sizeof (float);
-        t.mid_bytes = cuda->mid_cap[0];
+        t.mid_bytes = cuda->buf[0][BUF_MID].cap;
         t.dst = (unsigned char *) dst->data + (size_t) (t.rect.out_y0 - job->geo.win_y) * dst->stride
                 + (size_t) (t.rect.out_x0 - job->geo.win_x) * C * bytes;
         t.dst_pitch = dst->stride;
         tile++;
         CHECK_FAULT (tile == faults->cuda_launch,
-                     launch_tile (cuda, t, job, decode ? cuda->decoded[0] : NULL, st),
+                     launch_tile (cuda, t, job, decode ? cuda->buf[0][BUF_DECODED].ptr : NULL, st),
                      "kernel launch of tile %d", tile);
       }
   CHECK (cudaStreamSynchronize (st));

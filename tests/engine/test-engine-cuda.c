@@ -392,6 +392,30 @@ cuda_decoded (gblur_engine *engine)
   gblur_engine_free (medium);
 }
 
+/* Device buffers kept from runs of other shapes (each filling another of
+ * a set's buffers) stay under the memory limit together, and go with
+ * release_kept. */
+static void
+cuda_kept_under_limit (void)
+{
+  const size_t  limit = (size_t) 4 << 20;
+  gblur_engine *engine = new_engine_forced (limit, 0, GBLUR_FFT_AUTO, 0);
+
+  for (int round = 0; round < 2; round++)
+    {
+      blur_case_xy (engine, 1500, 900, 4, GBLUR_U16, 12, 12, GBLUR_LINEAR_LIGHT, 0, 0, 1, "kept: u16 decoded");
+      blur_case_xy (engine, 300, 900, 1, GBLUR_F32, 0, 60, 0, 0, 0, 1, "kept: float, tall halos");
+      blur_case_xy (engine, 1500, 300, 4, GBLUR_U8, 60, 1, 0, 0, 0, 1, "kept: u8, wide halos");
+      check (gblur_engine_kept_device_bytes (engine) <= limit,
+             "device buffers kept after three shapes: %zu bytes, limit %zu",
+             gblur_engine_kept_device_bytes (engine), limit);
+    }
+  gblur_engine_release_kept (engine);
+  check (gblur_engine_kept_device_bytes (engine) == 0, "release_kept frees the device buffers");
+  blur_case_xy (engine, 211, 97, 3, GBLUR_U16, 5, 5, GBLUR_LINEAR_LIGHT, 0, 0, 0, "a run after release_kept");
+  gblur_engine_free (engine);
+}
+
 /* Pinned host buffers from alloc_host, and one freed and handed out again. */
 static void
 cuda_pinned (gblur_engine *engine)
@@ -445,6 +469,7 @@ test_cuda_specific (gblur_engine *engine)
   cuda_misaligned_samples (engine);
   cuda_one_chunk_sums (engine);
   cuda_decoded (engine);
+  cuda_kept_under_limit ();
   /* 8-bit gray in device memory, rows 16-byte aligned (the one-pass
    * tensor-core kernel) and at an odd address and pitch (it declines):
    * against the reference, the padding untouched. */
