@@ -166,6 +166,51 @@ get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
   return operation_cached_region (roi, &box, radius);
 }
 
+/* The level's pixels wholly inside `rect` that GEGL's filters render for
+ * it (they round its size down). */
+static GeglRectangle
+inside_at_level (const GeglRectangle *rect, gint level)
+{
+  gint x = (rect->x + (1 << level) - 1) >> level, y = (rect->y + (1 << level) - 1) >> level;
+
+  return (GeglRectangle) { x, y, (rect->x >> level) + (rect->width >> level) - x,
+                           (rect->y >> level) + (rect->height >> level) - y };
+}
+
+/* The input with the halo of `roi` (at the shape's level) of `result`: GEGL
+ * renders the input only as far as get_required_for_output asks, which
+ * names no level, and a level's radius in its rounded pixels reaches
+ * further; that halo is then rendered here, in a buffer of the source's
+ * extent, whose edges the abyss keeps. */
+static GeglBuffer *
+input_at_level (GeglOperation *operation, GeglBuffer *input, const GeglRectangle *result,
+                const GeglRectangle *roi, const BlurShape *shape)
+{
+  const GeglRectangle *source = gegl_operation_source_get_bounding_box (operation, "input");
+  const Babl          *format = gegl_buffer_get_format (input);
+  gint                 rx = gblur_radius (shape->sigma_x), ry = gblur_radius (shape->sigma_y);
+  GeglRectangle        halo = { roi->x - rx, roi->y - ry, roi->width + 2 * rx, roi->height + 2 * ry };
+  GeglRectangle        have, layer;
+  GeglBuffer          *copy;
+  guchar              *data;
+
+  if (shape->level == 0 || !source || gegl_rectangle_is_infinite_plane (source))
+    return g_object_ref (input);
+  have = get_required_for_output (operation, "input", result);
+  gegl_rectangle_intersect (&have, &have, source);
+  have = inside_at_level (&have, shape->level);
+  layer = blur_rectangle_at_level (source, shape->level);
+  if (!gegl_rectangle_intersect (&halo, &halo, &layer) || gegl_rectangle_contains (&have, &halo))
+    return g_object_ref (input);
+  copy = gegl_buffer_new (source, format);
+  data = g_malloc ((gsize) halo.width * halo.height * babl_format_get_bytes_per_pixel (format));
+  gegl_node_blit (gegl_operation_get_source_node (operation, "input"), 1.0 / (1 << shape->level), &halo,
+                  format, data, GEGL_AUTO_ROWSTRIDE, GEGL_BLIT_DEFAULT);
+  gegl_buffer_set (copy, &halo, shape->level, format, data, GEGL_AUTO_ROWSTRIDE);
+  g_free (data);
+  return copy;
+}
+
 static gboolean
 process (GeglOperation *operation, GeglBuffer *input, GeglBuffer *output,
          const GeglRectangle *result, gint level)
@@ -175,6 +220,7 @@ process (GeglOperation *operation, GeglBuffer *input, GeglBuffer *output,
   GeglRectangle   box = get_bounding_box (operation);
   BlurShape       shape = { o->std_dev_x / (1 << level), o->std_dev_y / (1 << level), o->linear,
                             abyss_of (o->abyss_policy), level };
+  gboolean        done;
 
   if (gegl_rectangle_is_empty (&roi))
     return TRUE;
@@ -183,9 +229,11 @@ process (GeglOperation *operation, GeglBuffer *input, GeglBuffer *output,
       gegl_buffer_copy (input, result, GEGL_ABYSS_NONE, output, result);
       return TRUE;
     }
-  return operation_blur (input, gegl_operation_get_source_format (operation, "input"), &roi,
-                         &shape, output, result,
-                         o->user_data || !gegl_rectangle_equal (result, &box));
+  input = input_at_level (operation, input, result, &roi, &shape);
+  done = operation_blur (input, gegl_operation_get_source_format (operation, "input"), &roi, &shape,
+                         output, result, o->user_data || !gegl_rectangle_equal (result, &box));
+  g_object_unref (input);
+  return done;
 }
 
 static void

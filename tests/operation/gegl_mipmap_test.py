@@ -14,7 +14,10 @@ float tolerance of the GIMP suites: float32 sums of a few hundred taps, and
 the sRGB curve's round trip, stay near 1e-5); as a control, the reference at
 the full std-dev must differ from it by far more than that, or the case could
 not tell the two apart.  Level 0 must be the same whether GEGL's mipmap
-rendering is on or off, and match the reference at the full std-dev.
+rendering is on or off, and match the reference at the full std-dev.  Last, a
+512² layer after gegl:invert-gamma rendered in chunks at levels 1 to 3: GEGL
+renders that input only where the operation asks, and every chunk's halo
+at the level must be right.
 Ends with "N passed, N failed"."""
 import ctypes
 import os
@@ -39,6 +42,9 @@ CASES = [
     # σ blur next to nothing, so the full σ is no control here.
     ("tiny-l1", 0.15, 0.15, True, 1, False),
 ]
+# Rendered in chunks after another operation: σ, level, chunk side (at the
+# level).
+CHUNKED = [(1.5, 2, 37), (1.5, 3, 37), (6.0, 2, 37), (1.5, 1, 37)]
 # Colour is compared only where alpha is at least this: the 2×2 scaling
 # leaves denormal alphas (2e-40) beside the transparent columns, under which
 # un-premultiplied colour means nothing (and no 16-bit image could hold it).
@@ -85,21 +91,27 @@ def main(module_dir, mipmap=True):
     gegl.gegl_node_blit.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.POINTER(Rect), ctypes.c_void_p,
                                     ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
 
-    def render(node, level):
+    def render(node, level, size=(w, h), side=None):
         """The node at scale 2^-level (a new node each time: GEGL would
-        otherwise scale down what it cached at level 0)."""
-        lw, lh = w >> level, h >> level
+        otherwise scale down what it cached at level 0), of a layer of
+        `size`; in side × side chunks if given, each a request of its own
+        (GIMP's canvas)."""
+        lw, lh = size[0] >> level, size[1] >> level
+        side = side or max(lw, lh)
         out = np.zeros((lh, lw, 4), np.float32)
-        gegl.gegl_node_blit(capsule(node.__gpointer__, None), 2.0 ** -level, ctypes.byref(Rect(0, 0, lw, lh)),
-                            fmt, out.ctypes.data_as(ctypes.c_void_p), lw * 16, 0)   # GEGL_BLIT_DEFAULT
+        for y in range(0, lh, side):
+            for x in range(0, lw, side):
+                rect = Rect(x, y, min(side, lw - x), min(side, lh - y))
+                gegl.gegl_node_blit(capsule(node.__gpointer__, None), 2.0 ** -level, ctypes.byref(rect), fmt,
+                                    out[y:, x:].ctypes.data_as(ctypes.c_void_p), lw * 16, 0)   # GEGL_BLIT_DEFAULT
         return out.astype(np.float64)
 
-    def blur_node(sx, sy, linear):
+    def blur_node(sx, sy, linear, inp=source):
         op = graph.create_child("cuda:gaussian-blur")
         op.set_property("std-dev-x", sx)
         op.set_property("std-dev-y", sy)
         op.set_property("linear", linear)
-        source.connect_to("output", op, "input")
+        inp.connect_to("output", op, "input")
         return op
 
     passed = failed = 0
@@ -137,6 +149,26 @@ def main(module_dir, mipmap=True):
         record(f"level0-{sx:g}x{sy:g}", same and err <= TOL,
                f"mipmap rendering on and off {'identical' if same else 'DIFFER'}; max error {err:.3g} "
                f"(tolerance {TOL})")
+
+    # In chunks, with an operation as input: GEGL renders that input only
+    # where the blur asks for it, so every chunk's halo at the level must be
+    # inside what it asked for.
+    big = 512
+    pixels = bt.pattern(big, big, 4)
+    big_buf = Gegl.Buffer.new(FORMAT, 0, 0, big, big)
+    big_buf.set(Gegl.Rectangle.new(0, 0, big, big), FORMAT, list(pixels.astype(np.float32).tobytes()))
+    big_source = graph.create_child("gegl:buffer-source")
+    big_source.set_property("buffer", big_buf)
+    gamma = graph.create_child("gegl:invert-gamma")
+    big_source.connect_to("output", gamma, "input")
+    for sigma, level, side in CHUNKED:
+        f = 2.0 ** -level
+        inp = render(gamma, level, (big, big))
+        out = render(blur_node(sigma, sigma, True, gamma), level, (big, big), side)
+        err = difference(out, bt.expected(inp, 1.0, sigma * f, True)).max()
+        record(f"chunked-{sigma:g}-l{level}", err <= TOL,
+               f"level {level}, {big >> level}² in {side}-pixel chunks after gegl:invert-gamma: σ {sigma} "
+               f"rendered as {sigma * f:g}, max error {err:.3g} (tolerance {TOL})")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
