@@ -2,8 +2,9 @@
  * slider steps as GIMP 3's canvas does, with random sigmas per axis, zoom,
  * chunk order, depth (8/16-bit), linear light and abyss policy; a filter is
  * closed and another opened every few steps (its engines' kept buffers go).
- * Every step's canvas is compared with a one-request render of the layer:
- * within 1 level; any message of the operation (a CPU retry, a layer left
+ * Every step's canvas is compared with a one-request render of the layer,
+ * and every EXACT_EVERY-th on the small layer with the double-precision
+ * definition (exact-canvas.c): within 1 level; any message of the operation (a CPU retry, a layer left
  * unblurred) fails the step, as both renders would agree on it.  Resident memory (VmRSS) after the warm-up steps and at
  * the end; the largest after the warm-up must stay within the bound over
  * the warm-up's largest.  Device memory too where nvidia-smi shows this
@@ -26,6 +27,7 @@
 
 #include "canvas-check.h"
 #include "canvas-chunks.h"
+#include "exact-canvas.h"
 
 /* GIMP's tile grid: chunks and GEGL's caches on one grid. */
 #define TILE_SIDE   128
@@ -36,6 +38,8 @@ static const double zooms[] = { 1, 0.5, 0.25 };
 #define SIGMA_MAX   60.0
 /* Steps a filter stays open: at most this many. */
 #define SESSION_MAX 24
+/* Every this many steps on the small layer, the exact check too. */
+#define EXACT_EVERY 4
 
 typedef struct {
   int         steps, warmup, seconds;
@@ -48,7 +52,8 @@ typedef struct {
 typedef struct {
   double rss_warm, rss_warm_max, rss_max, rss_end;   /* KiB */
   double dev_warm, dev_max, dev_end;                 /* MiB; < 0: none */
-  double worst;                                      /* levels */
+  double worst, worst_exact;                         /* levels */
+  int    exact_checks;
   int    steps, bad_steps, reported, after_samples;
   int    messages;                                   /* of the operation */
   char   dev_note[160];
@@ -304,6 +309,21 @@ note_memory (Soak *s)
   f->reported = f->steps;
 }
 
+/* The canvas against the exact blur (exact-canvas.c). */
+static double
+exact_check (Soak *s, GeglNode *blur, GeglBuffer *layer, GeglBuffer *canvas, int depth)
+{
+  double   sx, sy, diff;
+  int      abyss;
+  gboolean linear;
+
+  gegl_node_get (blur, "std-dev-x", &sx, "std-dev-y", &sy, "abyss-policy", &abyss, "linear", &linear, NULL);
+  diff = exact_canvas_difference (layer, canvas, sx, sy, linear, abyss, depth);
+  s->f->worst_exact = MAX (s->f->worst_exact, diff);
+  s->f->exact_checks++;
+  return diff;
+}
+
 /* One slider step on an open filter; FALSE once the time is spent. */
 static gboolean
 soak_step (Soak *s, GeglNode *blur, GeglBuffer *layer, GeglBuffer *canvas, int depth, gboolean extreme)
@@ -322,6 +342,8 @@ soak_step (Soak *s, GeglNode *blur, GeglBuffer *layer, GeglBuffer *canvas, int d
     render_shuffled (blur, canvas, &view, s->rand);
   diff = check_canvas (blur, layer, canvas, depth == 8 ? 255 : 65535);
   s->f->worst = MAX (s->f->worst, diff);
+  if (all->width == sizes[0][0] && s->f->steps % EXACT_EVERY == 0)
+    diff = MAX (diff, exact_check (s, blur, layer, canvas, depth));
   if (diff > 1.0 + 1e-9 || s->f->messages > messages)
     {
       double sx, sy;
@@ -381,9 +403,10 @@ print_figures (const Options *o, const Figures *f, double seconds)
 {
   printf ("op-soak: %d steps (8/16-bit, sigma 0-%g per axis, zoom 100/50/25 %%, GIMP's and shuffled chunk "
           "orders) in %.0f s; RSS %.1f MiB after %d warm-up steps (their largest %.1f), %.1f MiB at the end, "
-          "largest after warm-up %.1f (bound +%g MiB); worst difference %.2f level",
+          "largest after warm-up %.1f (bound +%g MiB); worst difference %.2f level, %.2f against the exact "
+          "blur in %d steps",
           f->steps, SIGMA_MAX, seconds, f->rss_warm / 1024, o->warmup, f->rss_warm_max / 1024,
-          f->rss_end / 1024, f->rss_max / 1024, o->bound_mib, f->worst);
+          f->rss_end / 1024, f->rss_max / 1024, o->bound_mib, f->worst, f->worst_exact, f->exact_checks);
   if (f->dev_warm >= 0)
     printf ("; device memory %.0f MiB after warm-up, %.0f at the end, largest %.0f", f->dev_warm, f->dev_end,
             f->dev_max);
@@ -406,6 +429,9 @@ report (const Options *o, const Figures *f, double seconds)
   printf ("%s: resident memory flat after the warm-up%s\n", flat ? "PASS" : "FAIL",
           warmed ? "" : " (not measured twice after the warm-up: the time ran out)");
   flat ? passed++ : failed++;
+  printf ("%s: %d of %d steps done, %d checked against the exact blur\n",
+          f->steps == o->steps && f->exact_checks > 0 ? "PASS" : "FAIL", f->steps, o->steps, f->exact_checks);
+  f->steps == o->steps && f->exact_checks > 0 ? passed++ : failed++;
   if (f->dev_warm < 0 && o->device_required)
     {
       printf ("FAIL: device memory not measured (%s)\n", f->dev_note);
