@@ -5,9 +5,13 @@
  * 16-bit, float; linear light, premultiplied alpha), per-axis sigmas (one
  * axis 0 now and then), tones (noise, flat blocks and steps, sparse bright
  * pixels, near black), and CUDA engines with memory limits down to 256 KiB
- * (tiles, column blocks, or a clean refusal) and kernel families left out
+ * (tiles, column blocks, or a refusal) and kernel families left out
  * (gblur_config.cuda_skip); in a CUDA build, now and then in device memory.
  * Each output's row padding must stay poisoned and the source unwritten.
+ * A refusal must be clean and due (test-util.c's refusal_flaw: the message
+ * blames the limit, which is under a bound that surely fits, nothing
+ * written) under that and each smaller limit, and the engine without a
+ * limit must then do the case.
  * --cpu-fft puts the CPU backend with its FFT path forced in CUDA's place
  * (the same limits, no device memory): a run on any machine.
  *   fuzz-cuda [--seconds N] [--seed S] [--case K] [--cpu-fft]
@@ -236,29 +240,77 @@ device_aligned (const fuzz_case *k)
   return k->src_pad % s == 0 && k->dst_pad % s == 0;
 }
 
+/* Case k on engine (the one under test: in device memory if k says so);
+ * result->rows_valid stays 0 there. */
+static gblur_status
+run_on (gblur_engine *engine, int tested, const fuzz_case *k, const gblur_image *src, gblur_image *dst,
+        gblur_result *result)
+{
+  memset (result, 0, sizeof *result);
+#ifdef HAVE_CUDA
+  if (tested && k->device)
+    return run_on_device (engine, k, src, dst);
+#else
+  (void) tested;
+#endif
+  if (k->window)
+    return gblur_engine_run_window (engine, src, k->wx, k->wy, dst, &k->params, result);
+  return gblur_engine_run (engine, src, dst, &k->params, result);
+}
+
+static void check_run (int tested, const fuzz_case *k, const gblur_image *src, const double *ref, char *why,
+                       size_t why_size, int *refused);
+
+/* Whether the refusal of case k into dst (untouched, as it must be) was
+ * clean and due: refused so under each smaller limit too, and done by the
+ * engine without one; else why not. */
+static void
+check_refusal (const fuzz_case *k, const gblur_image *src, gblur_image *dst, const gblur_result *result,
+               const double *ref, char *why, size_t why_size)
+{
+  gblur_result again = *result;
+  fuzz_case    unlimited = *k;
+  char         flaw[300];
+  int          refused = 0;
+
+  for (int li = k->limit; li < LIMITS; li++)
+    {
+      gblur_engine *engine = engine_for (1, li, k->skip);
+      gblur_status  st = li == k->limit ? GBLUR_E_NOMEM : run_on (engine, 1, k, src, dst, &again);
+      if (st != GBLUR_E_NOMEM)
+        {
+          snprintf (why, why_size, "refused under %zu bytes, not under %zu: status %s", limits[k->limit],
+                    limits[li], gblur_status_name (st));
+          return;
+        }
+      if (refusal_flaw (gblur_engine_last_error (engine), limits[li], &k->params, dst, again.rows_valid, flaw,
+                        sizeof flaw))
+        {
+          snprintf (why, why_size, "under %zu bytes: %s", limits[li], flaw);
+          return;
+        }
+    }
+  unlimited.limit = 0;
+  check_run (1, &unlimited, src, ref, flaw, sizeof flaw, &refused);
+  if (*flaw)
+    snprintf (why, why_size, "refused under %zu bytes; without a limit: %s", limits[k->limit], flaw);
+}
+
 /* The run of case k on the CPU backend (tested: 0) or the one under test
  * (1), checked against ref: a message, or "" when it held (*refused: a
- * clean refusal under a small memory limit, 2: of misaligned device
- * images, which must be refused). */
+ * refusal under a small memory limit, clean and due, 2: of misaligned
+ * device images, which must be refused). */
 static void
 check_run (int tested, const fuzz_case *k, const gblur_image *src, const double *ref, char *why, size_t why_size,
            int *refused)
 {
   gblur_engine *engine = engine_for (tested, k->limit, k->skip);
   gblur_image   dst = make_poisoned (k->ww, k->wh, src, k->dst_pad);
-  gblur_status  st;
+  gblur_result  result;
+  gblur_status  st = run_on (engine, tested, k, src, &dst, &result);
   double        e;
 
   *why = 0;
-#ifdef HAVE_CUDA
-  if (tested && k->device)
-    st = run_on_device (engine, k, src, &dst);
-  else
-#endif
-  if (k->window)
-    st = gblur_engine_run_window (engine, src, k->wx, k->wy, &dst, &k->params, NULL);
-  else
-    st = gblur_engine_run (engine, src, &dst, &k->params, NULL);
   if (tested && k->device && !device_aligned (k))
     {
       if (st == GBLUR_E_INVALID)
@@ -267,7 +319,10 @@ check_run (int tested, const fuzz_case *k, const gblur_image *src, const double 
         snprintf (why, why_size, "misaligned device images not refused: status %s", gblur_status_name (st));
     }
   else if (st == GBLUR_E_NOMEM && tested && k->limit != 0)
-    *refused = 1;
+    {
+      *refused = 1;
+      check_refusal (k, src, &dst, &result, ref, why, why_size);
+    }
   else if (st != GBLUR_OK)
     snprintf (why, why_size, "status %s: %s", gblur_status_name (st), gblur_engine_last_error (engine));
   else if ((e = window_error (k, &dst, ref)) < 0)

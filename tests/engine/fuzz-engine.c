@@ -11,10 +11,15 @@
  * the pixels.  Valid calls must match the double-precision reference
  * (reference.c) within 1 level / 1e-4 and leave the row padding alone;
  * invalid ones must fail with a fitting status and a message and leave the
- * destination untouched.  The source is never written.  Any violation
+ * destination untouched.  A valid run refused under a memory limit must be
+ * due: refused cleanly (test-util.c's refusal_flaw: the message blames the
+ * limit, which is under a bound that surely fits, nothing written) under
+ * that and each smaller limit, and done by the engine without a limit,
+ * whose output is then checked.  The source is never written.  Any violation
  * aborts, which libFuzzer reports as a crash.  At exit it prints how many
- * valid runs it checked and how many of them were forced onto the FFT in
- * 16-bit linear light without alpha divided (the bound's single precision).
+ * valid runs it checked, how many of them were forced onto the FFT in
+ * 16-bit linear light without alpha divided (the bound's single precision)
+ * and how many refusals.
  * One known limit of float32 is not checked: with premultiplied alpha, the
  * colour of a pixel whose blurred alpha is below 2^-96 of full scale (only
  * sigma < 0.125 with transparency all around gets there) -- the engine
@@ -27,14 +32,13 @@
  * mode), sigma; then the window's bytes; the rest is pixels. */
 #include "gblur.h"
 #include "reference.h"
+#include "test-util.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define POISON 0x5A
 
 typedef struct {
   const uint8_t *p;
@@ -67,12 +71,14 @@ fail (const char *what, const char *detail)
 /* The FFT modes of engine byte bits 4-5: forced for half the inputs. */
 static const gblur_fft_mode fft_modes[4] = { GBLUR_FFT_AUTO, GBLUR_FFT_OFF, GBLUR_FFT_ALWAYS, GBLUR_FFT_ALWAYS };
 
+/* The memory limits of engine byte bits 0-1: none (512 MiB), then smaller. */
+static const size_t limits[4] = { 0, 256 << 10, 24 << 10, 4 << 10 };
+
 /* Engines by (memory limit, threads, FFT mode), made once: their thread
  * pools are too costly to start per input. */
 static gblur_engine *
 engine_for (unsigned eb)
 {
-  static const size_t limits[] = { 0, 256 << 10, 24 << 10, 4 << 10 };
   static gblur_engine *engines[4][3][4];
   const unsigned       threads = ((eb >> 2) & 3) % 3, fft = (eb >> 4) & 3;
   gblur_engine       **e = &engines[eb & 3][threads][fft];
@@ -200,13 +206,36 @@ direct_taps (int w, int h, int c, double sigma, double sigma_x, double sigma_y)
   return row * h * (rx + 1) + (double) w * c * rows * (ry + 1);
 }
 
-static long valid_runs, bounded_runs;
+static long valid_runs, bounded_runs, refusals;
 
 static void
 print_counts (void)
 {
-  fprintf (stderr, "fuzz-engine: %ld valid runs checked, %ld forced onto the FFT's 16-bit bound\n", valid_runs,
-           bounded_runs);
+  fprintf (stderr, "fuzz-engine: %ld valid runs checked, %ld forced onto the FFT's 16-bit bound, %ld refusals "
+           "checked\n", valid_runs, bounded_runs, refusals);
+}
+
+static gblur_status
+run_on (gblur_engine *engine, int use_window, const gblur_image *src, int wx, int wy, gblur_image *dst,
+        const gblur_params *params, gblur_result *result)
+{
+  return use_window ? gblur_engine_run_window (engine, src, wx, wy, dst, params, result)
+                    : gblur_engine_run (engine, src, dst, params, result);
+}
+
+/* A refusal under the limit of engine byte eb must be clean and due. */
+static void
+check_refusal (unsigned eb, const gblur_params *params, const gblur_image *dst, int rows_valid,
+               const char *detail)
+{
+  char why[400], more[800];
+
+  if (refusal_flaw (gblur_engine_last_error (engine_for (eb)), limits[eb & 3], params, dst, rows_valid, why,
+                    sizeof why))
+    {
+      snprintf (more, sizeof more, "%s; under %zu bytes: %s", detail, limits[eb & 3], why);
+      fail ("a refusal was not clean or not due", more);
+    }
 }
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
@@ -300,9 +329,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   gblur_engine *engine = engine_for (eb);
   gblur_params  params = { .sigma = sigma, .flags = flags, .sigma_x = sigma_x, .sigma_y = sigma_y };
   gblur_result  result;
-  gblur_status  st = use_window ? gblur_engine_run_window (engine, &src, wx, wy, &dst, &params, &result)
-                                : gblur_engine_run (engine, &src, &dst, &params, &result);
-  char          detail[300];
+  gblur_status  st = run_on (engine, use_window, &src, wx, wy, &dst, &params, &result);
+  char          detail[600];
 
   snprintf (detail, sizeof detail, "%dx%d c%d sample %d pads %zu/%zu flags 0x%x sigma %.17g "
             "(x %.17g, y %.17g) window %dx%d at (%d,%d)%s, engine %u: status %s, '%s'", w, h, c,
@@ -323,18 +351,35 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       if (result.rows_valid != 0 || memcmp (dst_copy, dst.data, dst.stride * wh) != 0)
         fail ("an invalid call touched the destination", detail);
     }
-  else if (st == GBLUR_E_NOMEM && (eb & 3) != 0)
-    {
-      /* The small limits may be too small for the radius: a clean refusal. */
-      if (memcmp (dst_copy, dst.data, dst.stride * wh) != 0 || !*gblur_engine_last_error (engine))
-        fail ("a refused call touched the destination or left no message", detail);
-    }
   else
     {
+      unsigned used = eb;  /* the engine whose output is checked */
+      if (st == GBLUR_E_NOMEM && (eb & 3) != 0)
+        {
+          /* The small limits may be too small for the radius: then so are
+           * the smaller ones, and no limit is. */
+          check_refusal (eb, &params, &dst, result.rows_valid, detail);
+          for (unsigned li = (eb & 3) + 1; li < 4; li++)
+            {
+              if (run_on (engine_for ((eb & ~3u) | li), use_window, &src, wx, wy, &dst, &params, &result)
+                  != GBLUR_E_NOMEM)
+                fail ("a run refused under a memory limit was not under a smaller one", detail);
+              check_refusal ((eb & ~3u) | li, &params, &dst, result.rows_valid, detail);
+            }
+          refusals++;
+          used = eb & ~3u;
+          st = run_on (engine_for (used), use_window, &src, wx, wy, &dst, &params, &result);
+          if (st != GBLUR_OK)
+            {
+              snprintf (detail + strlen (detail), sizeof detail - strlen (detail), "; without a limit: %s, '%s'",
+                        gblur_status_name (st), gblur_engine_last_error (engine_for (used)));
+              fail ("a run refused under a memory limit failed without one", detail);
+            }
+        }
       if (st != GBLUR_OK || result.rows_valid != wh)
         fail ("a valid call failed", detail);
       valid_runs++;
-      bounded_runs += (eb & 3) == 0 && fft_modes[eb >> 4 & 3] == GBLUR_FFT_ALWAYS && s == GBLUR_U16
+      bounded_runs += (used & 3) == 0 && fft_modes[eb >> 4 & 3] == GBLUR_FFT_ALWAYS && s == GBLUR_U16
                       && (flags & GBLUR_LINEAR_LIGHT) && !((flags & GBLUR_PREMULTIPLY_ALPHA) && c > 1);
       double      *ref = malloc ((size_t) w * h * c * sizeof *ref);
       const double tol = s == GBLUR_F32 ? 1e-4 : 1.0;
@@ -360,7 +405,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                   continue;  /* the float32 limit above */
                 if (!(fabs (got - want) <= tol))
                   {
-                    char more[420];
+                    char more[720];
                     snprintf (more, sizeof more, "%s; at (%d,%d) channel %d: %.6f, reference %.6f",
                               detail, x, y, ch, got, want);
                     fail ("a sample is off the reference", more);

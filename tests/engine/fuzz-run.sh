@@ -4,10 +4,11 @@
 # static archive, fftw3 shared), and runs it for SECONDS (default 60) from
 # the seed corpus in tests/engine/fuzz-corpus/ (new inputs go to a scratch
 # copy, not into the repository).  Prints
-#   fuzz: N runs, 0 crashes (V valid runs checked, B on the FFT's 16-bit bound)
+#   fuzz: N runs, 0 crashes (V valid runs checked, B on the FFT's 16-bit bound,
+#   R refusals checked)
 # and exits 0, or prints the crash and the input that caused it (kept in
-# $BUILD, default build-fuzz/) and exits 1; also 1 when V or B is 0 (nothing
-# was checked).  Needs clang and its runtime,
+# $BUILD, default build-fuzz/) and exits 1; also 1 when V, B or R is 0
+# (nothing was checked).  Needs clang and its runtime,
 # and FFTW (Debian 12: apt-get install clang libclang-rt-14-dev
 # libfftw3-dev).
 #   tests/engine/fuzz-run.sh [SECONDS]
@@ -48,7 +49,7 @@ done
 $CLANG -g -O2 -Wall -Wextra -Ikernels -c tests/engine/reference.c -o "$BUILD/reference.o" \
   || { echo "fuzz: the build failed"; exit 1; }
 $CLANG $FLAGS -DHAVE_FFTW $fftw_cflags -fsanitize=fuzzer -Itests/engine tests/engine/fuzz-engine.c \
-    "$BUILD/reference.o" $engine $loops $fftw_libs -lpthread -lm -o "$BUILD/fuzz-engine" \
+    tests/engine/test-util.c "$BUILD/reference.o" $engine $loops $fftw_libs -lpthread -lm -o "$BUILD/fuzz-engine" \
   || { echo "fuzz: the build failed"; exit 1; }
 
 # One job; timeouts and memory as crashes too (-timeout per input).
@@ -68,9 +69,11 @@ if [ -z "$runs" ]; then
   echo "fuzz: no statistics in $BUILD/fuzz.log"
   exit 1
 fi
-counts=$(sed -n 's/^fuzz-engine: \([0-9]*\) valid runs checked, \([0-9]*\) forced .*/\1 valid runs checked, \2 on the FFT'"'"'s 16-bit bound/p' "$BUILD/fuzz.log" | tail -n 1)
+counts=$(sed -n 's/^fuzz-engine: \([0-9]*\) valid runs checked, \([0-9]*\) forced .*, \([0-9]*\) refusals checked$/\1 valid runs checked, \2 on the FFT'"'"'s 16-bit bound, \3 refusals checked/p' "$BUILD/fuzz.log" | tail -n 1)
 echo "fuzz: $runs runs, 0 crashes (${counts:-no counts})"
-# A run that checked no valid input, or none on the bound, checked nothing.
+# A run that checked no valid input, none on the bound or no refusal
+# checked nothing.
 case $counts in
-  ''|'0 valid'*|*' 0 on the FFT'*) echo "fuzz: no valid run, or none on the 16-bit bound, was checked"; exit 1 ;;
+  ''|'0 valid'*|*' 0 on the FFT'*|*' 0 refusals'*)
+    echo "fuzz: no valid run, none on the 16-bit bound or no refusal was checked"; exit 1 ;;
 esac

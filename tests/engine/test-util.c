@@ -91,3 +91,39 @@ make_poisoned (int w, int h, const gblur_image *like, size_t pad)
   memset (img.data, POISON, img.stride * h);
   return img;
 }
+
+size_t
+refusal_bound (int rx, int ry, int c)
+{
+  return (size_t) 64 * c * (2 * (size_t) rx + 17) * (2 * (size_t) ry + 17);
+}
+
+const char *
+refusal_flaw (const char *msg, size_t limit, const gblur_params *params, const gblur_image *dst, int rows_valid,
+              char *why, size_t why_size)
+{
+  const int rx = gblur_radius (params->sigma != 0.0 ? params->sigma : params->sigma_x);
+  const int ry = gblur_radius (params->sigma != 0.0 ? params->sigma : params->sigma_y);
+  char      want[160];
+  size_t    at = 0, bytes = dst->stride * (size_t) dst->height;
+
+  if (rx == ry)
+    snprintf (want, sizeof want, "memory limit of %zu bytes is too small for radius %d", limit, rx);
+  else
+    snprintf (want, sizeof want, "memory limit of %zu bytes is too small for radii %d (x) and %d (y)", limit, rx,
+              ry);
+  while (at < bytes && ((const unsigned char *) dst->data)[at] == POISON)
+    at++;
+  if (!strstr (msg, want))
+    snprintf (why, why_size, "refused with '%s', not '%s'", msg, want);
+  else if (limit >= refusal_bound (rx, ry, dst->channels))
+    snprintf (why, why_size, "refused under a limit of %zu bytes, which fits radii %d and %d (%zu bytes)", limit,
+              rx, ry, refusal_bound (rx, ry, dst->channels));
+  else if (rows_valid != 0)
+    snprintf (why, why_size, "refused with %d rows valid", rows_valid);
+  else if (at < bytes)
+    snprintf (why, why_size, "refused after writing byte %zu of the destination", at);
+  else
+    return NULL;
+  return why;
+}

@@ -1,5 +1,6 @@
 /* Helpers the engine's test programs share: counting checks, a seeded
- * random stream, images filled with noise or hard steps, poisoned outputs. */
+ * random stream, images filled with noise or hard steps, poisoned outputs,
+ * the checks of a refusal under a memory limit. */
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
 
@@ -33,5 +34,18 @@ make_poisoned_like (const gblur_image *src, size_t pad)
 {
   return make_poisoned (src->width, src->height, src, pad);
 }
+
+/* Bytes that surely hold either backend's smallest tile for radii rx, ry
+ * and c channels: over twice the CPU's one-column scratch (kernels/cpu/
+ * backend.c) and 8 times the CUDA backend's two one-pixel tiles, so that
+ * a refusal under a limit this large is not due. */
+size_t refusal_bound (int rx, int ry, int c);
+
+/* What is wrong with a GBLUR_E_NOMEM refusal of a run with params under
+ * memory limit `limit` (not 0): NULL when its message (msg) blames that
+ * limit for the run's radii, the limit is under refusal_bound, rows_valid
+ * is 0 and dst (made of POISON bytes) is untouched; else a reason, in why. */
+const char *refusal_flaw (const char *msg, size_t limit, const gblur_params *params, const gblur_image *dst,
+                          int rows_valid, char *why, size_t why_size);
 
 #endif
