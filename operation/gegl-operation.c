@@ -177,6 +177,44 @@ inside_at_level (const GeglRectangle *rect, gint level)
                            (rect->y >> level) + (rect->height >> level) - y };
 }
 
+/* The level's pixels that hold any of `rect`, as GEGL counts a buffer's
+ * extent at a level (rounded outward). */
+static GeglRectangle
+outward_at_level (const GeglRectangle *rect, gint level)
+{
+  gint x = rect->x >> level, y = rect->y >> level;
+
+  return (GeglRectangle) { x, y, ((rect->x + rect->width + (1 << level) - 1) >> level) - x,
+                           ((rect->y + rect->height + (1 << level) - 1) >> level) - y };
+}
+
+static void
+free_lock (gpointer lock)
+{
+  g_mutex_clear (lock);
+  g_free (lock);
+}
+
+/* A node's lock for renders nested in ours: GEGL keeps one render state a
+ * node, which two threads must not share. */
+static GMutex *
+node_lock (GeglNode *node)
+{
+  static GMutex made;
+  GMutex       *lock;
+
+  g_mutex_lock (&made);
+  lock = g_object_get_data (G_OBJECT (node), "cuda-gaussian-blur-lock");
+  if (!lock)
+    {
+      lock = g_new (GMutex, 1);
+      g_mutex_init (lock);
+      g_object_set_data_full (G_OBJECT (node), "cuda-gaussian-blur-lock", lock, free_lock);
+    }
+  g_mutex_unlock (&made);
+  return lock;
+}
+
 /* The input with the halo of `roi` (at the shape's level) of `result`: GEGL
  * renders the input only as far as get_required_for_output asks, which
  * names no level, and a level's radius in its rounded pixels reaches
@@ -191,21 +229,25 @@ input_at_level (GeglOperation *operation, GeglBuffer *input, const GeglRectangle
   gint                 rx = gblur_radius (shape->sigma_x), ry = gblur_radius (shape->sigma_y);
   GeglRectangle        halo = { roi->x - rx, roi->y - ry, roi->width + 2 * rx, roi->height + 2 * ry };
   GeglRectangle        have, layer;
+  GeglNode            *node = gegl_operation_get_source_node (operation, "input");
   GeglBuffer          *copy;
   guchar              *data;
+  GMutex              *lock;
 
-  if (shape->level == 0 || !source || gegl_rectangle_is_infinite_plane (source))
+  if (shape->level == 0 || !source || !node || gegl_rectangle_is_infinite_plane (source))
     return g_object_ref (input);
   have = get_required_for_output (operation, "input", result);
   gegl_rectangle_intersect (&have, &have, source);
   have = inside_at_level (&have, shape->level);
-  layer = blur_rectangle_at_level (source, shape->level);
+  layer = outward_at_level (source, shape->level);
   if (!gegl_rectangle_intersect (&halo, &halo, &layer) || gegl_rectangle_contains (&have, &halo))
     return g_object_ref (input);
   copy = gegl_buffer_new (source, format);
   data = g_malloc ((gsize) halo.width * halo.height * babl_format_get_bytes_per_pixel (format));
-  gegl_node_blit (gegl_operation_get_source_node (operation, "input"), 1.0 / (1 << shape->level), &halo,
-                  format, data, GEGL_AUTO_ROWSTRIDE, GEGL_BLIT_DEFAULT);
+  lock = node_lock (node);
+  g_mutex_lock (lock);
+  gegl_node_blit (node, 1.0 / (1 << shape->level), &halo, format, data, GEGL_AUTO_ROWSTRIDE, GEGL_BLIT_DEFAULT);
+  g_mutex_unlock (lock);
   gegl_buffer_set (copy, &halo, shape->level, format, data, GEGL_AUTO_ROWSTRIDE);
   g_free (data);
   return copy;

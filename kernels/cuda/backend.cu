@@ -173,12 +173,9 @@ gblur_cuda_close (gblur_cuda *cuda)
 {
   if (!cuda)
     return;
+  gblur_cuda_release_kept (cuda);   /* it waits for the device */
   for (int s = 0; s < SETS; s++)
     {
-      if (cuda->stream[s])
-        cudaStreamSynchronize (cuda->stream[s]);
-      for (int k = 0; k < BUF_KINDS; k++)
-        device_buffer_release (&cuda->buf[s][k]);
       if (cuda->done[s])
         cudaEventDestroy (cuda->done[s]);
       for (int p = 0; p < 3; p++)
@@ -238,9 +235,7 @@ gblur_cuda_kept_bytes (const gblur_cuda *cuda)
 extern "C" void
 gblur_cuda_release_kept (gblur_cuda *cuda)
 {
-  for (int s = 0; s < SETS; s++)
-    for (int k = 0; k < BUF_KINDS; k++)
-      device_buffer_release (&cuda->buf[s][k]);
+  device_buffers_release_all (&cuda->buf[0][0], SETS * BUF_KINDS, cuda->device);
 }
 
 /* An injected allocation failure leaves the buffer as a failed cudaMalloc

@@ -5,7 +5,8 @@
 void
 device_buffer_release (device_buffer *b)
 {
-  cudaFree (b->ptr);
+  if (b->ptr)
+    cudaFree (b->ptr);
   b->ptr = NULL;
   b->cap = 0;
 }
@@ -17,6 +18,19 @@ device_buffers_held (const device_buffer *b, int n)
   for (int i = 0; i < n; i++)
     held += b[i].cap;
   return held;
+}
+
+void
+device_buffers_release_all (device_buffer *b, int n, int device)
+{
+  int prev = device;
+
+  cudaGetDevice (&prev);
+  cudaSetDevice (device);
+  cudaDeviceSynchronize ();
+  for (int i = 0; i < n; i++)
+    device_buffer_release (&b[i]);
+  cudaSetDevice (prev);
 }
 
 void

@@ -24,4 +24,8 @@ cudaError_t device_buffers_reserve (device_buffer *b, const size_t *need, int n,
 
 size_t      device_buffers_held (const device_buffer *b, int n);
 
+/* Frees all n on `device`, after its work, from any thread (whose current
+ * device it keeps). */
+void        device_buffers_release_all (device_buffer *b, int n, int device);
+
 #endif
