@@ -34,7 +34,7 @@ step_gimp2_operation () {
   done
   echo "== the operation soaked: slider steps in one process, memory flat"
   GBLUR_BACKEND=cpu GEGL_PATH=_build/operation:$(pkg-config --variable=pluginsdir gegl-0.4) \
-    timeout -k 10 300 _build/tests/operation/op-soak --steps 240 --seconds 120 >_ci/op-soak.log 2>&1
+    timeout -k 10 360 _build/tests/operation/op-soak --steps 240 --seconds 300 >_ci/op-soak.log 2>&1
   grep -E '^(op-soak: [0-9]+ steps \(|FAIL)|passed, ' _ci/op-soak.log
   add_counts _ci/op-soak.log
   mkdir -p _ci/gui-artifacts

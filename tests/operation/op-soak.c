@@ -39,7 +39,7 @@ static const double zooms[] = { 1, 0.5, 0.25 };
 /* Steps a filter stays open: at most this many. */
 #define SESSION_MAX 24
 /* Every this many steps on the small layer, the exact check too. */
-#define EXACT_EVERY 4
+#define EXACT_EVERY 16
 
 typedef struct {
   int         steps, warmup, seconds;
