@@ -149,6 +149,8 @@ typedef struct {
                        step: rows_valid covers the N - 1 steps done, so N >= 2 is a
                        failure in mid-run on any machine */
   int host_alloc;   /* gblur_engine_alloc_host returns NULL */
+  int cuda_short;   /* the Nth device-buffer reservation of each run finds the
+                       device short once, as cudaMalloc would: not a failure */
 } gblur_faults;
 
 /* The engine's whole configuration: it reads nothing else (no environment).

@@ -138,6 +138,7 @@ typedef struct {
 static const struct { const char *name; size_t offset; } fault_sites[] = {
   { "cuda-init", offsetof (FaultSet, engine.cuda_init) },
   { "cuda-alloc", offsetof (FaultSet, engine.cuda_alloc) },
+  { "cuda-short", offsetof (FaultSet, engine.cuda_short) },
   { "cuda-copy", offsetof (FaultSet, engine.cuda_copy) },
   { "cuda-launch", offsetof (FaultSet, engine.cuda_launch) },
   { "cpu-alloc", offsetof (FaultSet, engine.cpu_alloc) },
@@ -271,7 +272,7 @@ pixel_env_error (void)
 static int
 any_fault (const gblur_faults *f)
 {
-  return f->cuda_init || f->cuda_alloc || f->cuda_copy || f->cuda_launch || f->cpu_alloc
+  return f->cuda_init || f->cuda_alloc || f->cuda_short || f->cuda_copy || f->cuda_launch || f->cpu_alloc
          || f->cpu_stripe || f->host_alloc;
 }
 

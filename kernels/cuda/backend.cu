@@ -257,11 +257,13 @@ reserve_buffers (gblur_cuda *cuda, const size_t *need, const gblur_job *job, int
 {
   device_buffer *b = &cuda->buf[0][0];
   const int      n = SETS * BUF_KINDS;
+  int            n_short = 0;
 
   device_buffers_fit (b, need, n, job->memory_limit);
   for (int i = 0; i < n; i++)
     if (need[i] > 0)
-      CHECK_FAULT (alloc_fault (&b[i], job->faults, n_alloc), device_buffers_reserve (b, need, n, i),
+      CHECK_FAULT (alloc_fault (&b[i], job->faults, n_alloc),
+                   device_buffers_reserve (b, need, n, i, fault_hit (job->faults->cuda_short, &n_short)),
                    "device allocation %d", *n_alloc);
   if (need[BUF_DECODED] == 0)
     release_decoded (cuda);

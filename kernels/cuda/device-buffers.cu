@@ -59,9 +59,9 @@ grow (device_buffer *b, size_t size)
 }
 
 cudaError_t
-device_buffers_reserve (device_buffer *b, const size_t *need, int n, int i)
+device_buffers_reserve (device_buffer *b, const size_t *need, int n, int i, bool short_once)
 {
-  cudaError_t e = grow (&b[i], need[i]);
+  cudaError_t e = short_once ? cudaErrorMemoryAllocation : grow (&b[i], need[i]);
   if (e != cudaErrorMemoryAllocation)
     return e;
   cudaGetLastError ();

@@ -18,9 +18,10 @@ void        device_buffer_release (device_buffer *b);
 void        device_buffers_fit (device_buffer *b, const size_t *need, int n, size_t limit);
 
 /* Grows b[i] to need[i] bytes, the buffers reserved in index order; where
- * the device is short, frees those the run does not use and those not yet
- * reserved, and tries once more. */
-cudaError_t device_buffers_reserve (device_buffer *b, const size_t *need, int n, int i);
+ * the device is short (or `short_once`, an injected fault, says so), frees
+ * those the run does not use and those not yet reserved, and tries once
+ * more. */
+cudaError_t device_buffers_reserve (device_buffer *b, const size_t *need, int n, int i, bool short_once);
 
 size_t      device_buffers_held (const device_buffer *b, int n);
 

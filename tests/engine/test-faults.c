@@ -156,7 +156,7 @@ test_syntax (void)
                                "cuda-launch:3x", "cpu-alloc,", ",cpu-alloc", "cpu-alloc,,host-alloc",
                                "CUDA-INIT", "cuda-launch:99999999999" };
   static const char *good[] = { "", "cpu-alloc", "cpu-stripe:2,host-alloc", "cuda-launch:3", "stall:4",
-                                "cuda-init,cuda-alloc:2,cuda-copy:4,cuda-launch:1,cpu-stripe:7" };
+                                "cuda-init,cuda-alloc:2,cuda-copy:4,cuda-launch:1,cpu-stripe:7", "cuda-short:3" };
 
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     {
@@ -616,6 +616,26 @@ cuda_fault_case (const cuda_case *k)
            "%s: status %s, fell back %d", spec, gblur_status_name (st), result.fell_back_to_cpu);
     gblur_engine_free (e);
   }
+
+  /* The device short at a reservation: what the run does not use freed, a
+   * second try, no failure; twice, the second run on kept buffers. */
+  for (int n = 1; n <= 5; n += 4)
+    {
+      char          spec[40];
+      gblur_engine *e;
+
+      snprintf (spec, sizeof spec, "cuda-short:%d", n);
+      e = must_engine (spec, GBLUR_BACKEND_CUDA, limit, CUDA_THREADS, 1);
+      for (int run = 0; run < 2; run++)
+        {
+          poison (&dst);
+          st = gblur_engine_run_window (e, &src, k->wx, k->wy, &dst, &params, &result);
+          check (st == GBLUR_OK && !result.fell_back_to_cpu
+                   && error_vs_reference (&dst, ref, k->w, k->wx, k->wy, k->wh) <= tol,
+                 "%s, run %d: status %s (%s)", spec, run + 1, gblur_status_name (st), gblur_engine_last_error (e));
+        }
+      gblur_engine_free (e);
+    }
 
   /* A CUDA fault whose fallback meets a CPU fault: the CPU's clean error. */
   {
